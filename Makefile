@@ -1,0 +1,51 @@
+# benchnb — the two commands a newcomer needs are `make demo` and `make test`.
+SHELL := /bin/bash
+.ONESHELL:
+.DEFAULT_GOAL := help
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+PYTHON ?= python3
+STAMP := $(VENV)/.benchnb-installed
+export PATH := $(abspath $(BIN)):$(PATH)
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*##' Makefile | sed 's/:.*##/\t/'
+
+$(STAMP): settings.ini setup.py
+	@echo "== installing benchnb[all] into $(VENV)"
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip setuptools wheel
+	$(PY) -m pip install -q -e ".[all]"
+	$(PY) -m pip check
+	$(PY) -m ipykernel install --sys-prefix --name benchnb --display-name "Python (benchnb)" >/dev/null
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv with benchnb[all] and register the `benchnb` Jupyter kernel (idempotent)
+
+chromium:  ## make sure headless Chromium is available for the docs test (Debian package)
+	@bash tools/ensure_chromium.sh
+
+test: install chromium  ## notebook tests, pytest (CLI, reports, packaging, export sync, docs in Chromium)
+	BENCHNB_PROGRESS=0 $(BIN)/nbdev_test --n_workers 2 --do_print --timing
+	BENCHNB_PROGRESS=0 $(BIN)/pytest -q tests
+
+demo: install  ## run every family's report on demo data into reports/out/ (+ index.html)
+	$(BIN)/benchnb demo --out reports/out
+
+docs: install  ## build the static docs site into _site/ (and README.md from nbs/index.ipynb)
+	$(PY) tools/build_docs.py
+
+readme: install  ## regenerate README.md from nbs/index.ipynb
+	$(PY) tools/build_docs.py --readme
+
+export: install  ## nbdev_export + nbdev_clean (after editing notebooks)
+	$(BIN)/nbdev_export && $(BIN)/nbdev_clean
+
+nbs: install  ## re-execute the notebooks so the outputs shown in the docs are fresh
+	BENCHNB_PROGRESS=0 $(PY) tools/run_nbs.py
+
+clean:  ## remove build products (keeps .venv)
+	rm -rf _proc _docs _site mkdocs.yml build dist *.egg-info reports/out
+
+.PHONY: help install chromium test demo docs readme export nbs clean
