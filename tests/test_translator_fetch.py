@@ -49,8 +49,8 @@ def test_killed_run_resumes_without_loss_or_refetch(server, tmp_path):
     assert manifest['status'] == 'ok' and manifest['attempts'] == 2
 
 def test_random_faults_lose_nothing(tmp_path):
-    faults = Faults(error_rate=0.15, rate_limit_rate=0.1, garbage_rate=0.1, timeout_rate=0.05, retry_after=0.05, hang=2, seed=3)
-    policy = RetryPolicy(retries=8, backoff=0.01, max_backoff=0.05, read_timeout=0.5)
+    faults = Faults(error_rate=0.15, rate_limit_rate=0.1, garbage_rate=0.1, timeout_rate=0.05, retry_after=0.05, hang=3, seed=3)
+    policy = RetryPolicy(retries=8, backoff=0.01, max_backoff=0.05, read_timeout=1.5)
     with ReferenceServer(faults=faults) as srv:
         s = fetch_benchmark('OOPD', 'local', tmp_path, url=srv.url + '/query', policy=policy, concurrency=8)
         stats = srv.state.stats()
