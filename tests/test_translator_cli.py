@@ -43,3 +43,23 @@ def test_queries_bad_config_is_one_line_error(tmp_path):
     p = benchnb('translator', 'queries', 'b', '--config', tmp_path, check=False)
     assert p.returncode == 1 and p.stdout == ''
     assert p.stderr.startswith('benchnb: error: ') and "field 'b[0].source'" in p.stderr and len(p.stderr.splitlines()) == 1
+
+def test_serve_command_answers_on_loopback():
+    import socket, time, requests
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
+    p = subprocess.Popen([sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))',
+                          'translator', 'serve', '--port', str(port), '--fail-first', '1', '--fail-kind', '429', '--retry-after', '3'],
+                         env=ENV, cwd=ROOT, stderr=subprocess.PIPE)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(100):
+            try: mkg = requests.get(url + '/meta_knowledge_graph', timeout=2).json(); break
+            except requests.RequestException: time.sleep(0.1)
+        else: raise AssertionError('serve did not start')
+        assert 'biolink:treats' in {e['predicate'] for e in mkg['edges']}
+        q = json.loads(benchnb('translator', 'queries', 'DrugCentral_subset').stdout.splitlines()[0])['query']
+        first, second = (requests.post(url + '/query', json=q, timeout=10) for _ in range(2))
+        assert (first.status_code, first.headers['Retry-After']) == (429, '3')
+        assert second.status_code == 200 and second.json()['message']['results']
+    finally:
+        p.terminate(); p.wait(10)
