@@ -1,0 +1,25 @@
+"The translator report notebook runs end to end (papermill) with tiny parameters."
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from benchnb.core import load_plugins
+from benchnb.report import reports, run_report
+
+def test_translator_report(tmp_path):
+    load_plugins()
+    assert reports['translator'].family == 'translator'
+    params = {'benchmarks': ['DrugCentral_subset'], 'targets': ['reference', 'reference-shuffled'], 'k': 5, 'latency': 0.01}
+    res = run_report('translator', params, tmp_path)
+    assert res.status == 'ok' and res.html.exists()
+    files = tmp_path/'translator_files'
+    summary = pd.read_csv(files/'summary.csv')
+    assert list(summary['target']) == ['reference', 'reference-shuffled']
+    assert (summary['queries'] == 5).all() and (summary['failed+missing'] == 0).all()
+    assert ((summary['MRR'] > 0) & (summary['MRR'] < 1)).all()           # non-trivial, imperfect demo numbers
+    assert (files/'metrics_vs_k.png').stat().st_size > 0
+    outs = sorted((files/'results'/'DrugCentral_subset').glob('*/*/output.json'))
+    assert len(outs) == 2
+    o = json.loads(outs[0].read_text())
+    assert o['k'] == 5 and o['benchmark']['num_queries'] == 5 and list(o)[:4] == ['k', 'benchmark', 'metrics', 'queries']
