@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12_translator.fetch.ipynb #d813128d
 from __future__ import annotations
-import concurrent.futures as cf, email.utils, json, os, random, threading, time
+import collections, concurrent.futures as cf, email.utils, json, os, random, threading, time
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -15,15 +15,15 @@ from requests.adapters import HTTPAdapter
 
 from ..core import DataError, RunError, get_logger, progress
 from ..runs import Ledger, RunDir, new_run_id, write_json
-from .config import Endpoint, TranslatorConfig, TranslatorConfigError, load_config
+from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
 from .evaluate import LEDGER_FILE, extract_message
 from .queries import Query, build_queries, normalizer_from_nodenorm, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session',
-           'request_json', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'choose_run_dir', 'FetchSummary',
-           'run_requests', 'resolve_endpoint', 'fetch_benchmark', 'score_run', 'default_cache_dir', 'NodeNormClient',
-           'get', 'normalizer']
+__all__ = ['log', 'NOT_RETRIED', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason', 'retry_after_seconds',
+           'retry_delay', 'Outcome', 'make_session', 'request_json', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name',
+           'choose_run_dir', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark',
+           'score_run', 'default_cache_dir', 'NodeNormClient', 'get', 'normalizer']
 
 # %% ../../nbs/12_translator.fetch.ipynb #9bfed7a7
 log = get_logger('translator.fetch')
@@ -47,6 +47,14 @@ class RetryPolicy:
 def is_retryable(status: int|None) -> bool:
     "Whether an HTTP status (None = no response: connection error or timeout) is worth retrying."
     return status is None or status in (408, 429) or (500 <= status < 600 and status != 501)
+
+NOT_RETRIED = {409: 'the target cannot meet the requested timeout (TRAPI 2.0 parameters.timeout)',
+               413: 'request too large for the target', 501: 'not implemented by the target'}
+
+def http_failure_reason(status: int, text: str='') -> str:
+    "The ledger reason for an HTTP error reply, naming the final refusals."
+    hint = f" ({NOT_RETRIED[status]}; not retried)" if status in NOT_RETRIED else ''
+    return f"HTTP {status}{hint}: {text[:200]}"
 
 def retry_after_seconds(value: str|None) -> float|None:
     "A `Retry-After` header in seconds (delta-seconds or HTTP-date), or None."
@@ -98,7 +106,7 @@ def request_json(session: requests.Session, method: str, url: str, body: Any=Non
             if 200 <= status < 300:
                 try: return Outcome(True, r.json(), 'ok', attempt, status, time.perf_counter() - t0, size)
                 except ValueError: reason = 'invalid JSON in the response body'
-            else: reason = f"HTTP {status}: {r.text[:200]}"
+            else: reason = http_failure_reason(status, r.text)
             if 200 <= status < 300 or is_retryable(status): pass
             else: return Outcome(False, None, reason, attempt, status, time.perf_counter() - t0, size)
         except requests.Timeout as e: status, reason = None, f"timeout: {type(e).__name__}"
@@ -201,6 +209,7 @@ class FetchSummary:
     counts: dict
     fetched: int
     seconds: float
+    reasons: dict = field(default_factory=dict)     # failure reason -> number of queries (latest record of each)
     def __str__(self): return f"{self.run_dir}: {self.counts['ok']} ok, {self.counts['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
 
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
@@ -225,8 +234,21 @@ def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, 
     except BaseException as e:
         rd.finish('failed', error=f"{type(e).__name__}: {e}"); raise
     counts = {**ledger.counts(), 'queries': len(bodies)}
+    reasons = collections.Counter(r.get('reason') or '?' for r in ledger.latest().values() if r.get('status') == 'failed')
     rd.finish('ok' if counts['ok'] == len(bodies) else 'partial', counts=counts)
-    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0)
+    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, dict(reasons.most_common()))
+
+# %% ../../nbs/12_translator.fetch.ipynb #f4d8d49f
+def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_level: str|None=None, bypass_cache: bool|None=None) -> dict:
+    "`body` with the TRAPI query options where version `trapi` wants them: top level (1.x) or `parameters` (2.0)."
+    if timeout is not None and not timeout > 0: raise TranslatorConfigError("must be a positive number of seconds", field='timeout', value=timeout)
+    if log_level is not None and log_level not in LOG_LEVELS: raise TranslatorConfigError(f"must be one of {', '.join(LOG_LEVELS)}", field='log_level', value=log_level)
+    opts = {k: v for k, v in zip(QUERY_OPTIONS, (timeout, log_level, bypass_cache)) if v is not None}
+    if not str(trapi).startswith('2'): return {**body, **opts} if opts else body
+    moved = {k: body[k] for k in QUERY_OPTIONS if k in body}
+    if not opts and not moved: return body
+    params = body.get('parameters') if isinstance(body.get('parameters'), dict) else {}
+    return {**{k: v for k, v in body.items() if k not in QUERY_OPTIONS}, 'parameters': {**params, **moved, **opts}}
 
 # %% ../../nbs/12_translator.fetch.ipynb #502ebe4b
 def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', url: str|None=None, mode: str|None=None) -> Endpoint:
@@ -242,22 +264,29 @@ def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', u
 def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, config: TranslatorConfig|str|os.PathLike|None=None,
                     url: str|None=None, mode: str|None=None, unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None,
                     run_id: str|None=None, new: bool=False, retry_failed: bool=False, limit: int|None=None,
-                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None) -> FetchSummary:
+                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None,
+                    options: Mapping|None=None, trapi: str|None=None) -> FetchSummary:
     "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = resolve_endpoint(cfg, target, 'fetch_unscored' if unscored else 'fetch', url, mode)
+    if trapi: ep.trapi = trapi
+    options = dict(options or {})
     queries = build_queries(cfg, benchmark, ep.workflow)
-    bodies = {q.uid: q.message for q in queries}
+    bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in queries}
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
     policy = policy or RetryPolicy()
+    if options.get('timeout') and policy.read_timeout < options['timeout']:
+        log.warning("read timeout %g s is shorter than the query timeout %g s asked of the target", policy.read_timeout, options['timeout'])
     params = {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow, 'scored': not unscored,
-              'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries, 'config': str(cfg.path)}
+              'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries, 'config': str(cfg.path),
+              'trapi': ep.trapi, 'query_options': options}
     with (session or make_session(concurrency)) as s:
         return run_requests(bodies, Protocol(s, ep, policy, poll_interval, max_wait), run_dir, params, concurrency, retry_failed, limit)
 
 # %% ../../nbs/12_translator.fetch.ipynb #205525e8
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None, url: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None) -> FetchSummary:
+              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None,
+              options: Mapping|None=None) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
@@ -267,7 +296,7 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     names, bodies = uid_filenames(uids), {}
     for u in uids:
         p = src/names[u]
-        if p.exists(): bodies[u] = {**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}
+        if p.exists(): bodies[u] = query_options({**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}, ep.trapi, **(options or {}))
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
     policy = policy or RetryPolicy()
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}

@@ -67,14 +67,23 @@ def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
            limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries."),
            poll_interval: float = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s)."),
            max_wait: float = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s)."),
+           trapi: Optional[str] = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters."),
+           query_timeout: Optional[float] = typer.Option(None, '--query-timeout', help="Time budget asked of the target per query (s), sent in the query."),
+           log_level: Optional[str] = typer.Option(None, '--log-level', help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG."),
+           bypass_cache: Optional[bool] = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query."),
            config: Optional[Path] = ConfigOpt):
     "Fetch the benchmark's queries from a target into a resumable run directory."
     from benchnb.translator.fetch import fetch_benchmark
     if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
     s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
-                        run_id, new, retry_failed, limit, poll_interval, max_wait)
+                        run_id, new, retry_failed, limit, poll_interval, max_wait,
+                        options={'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}, trapi=trapi)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} ok, {s.counts['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s", err=True)
+    _echo_reasons(s)
+
+def _echo_reasons(s, top: int=3):
+    for reason, n in list(s.reasons.items())[:top]: typer.echo(f"benchnb:   {n} failed: {reason[:160]}", err=True)
 
 @cli.command('score')
 def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
@@ -89,6 +98,7 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", err=True)
+    _echo_reasons(s)
 
 # %% ../../nbs/19_translator.cli.ipynb #738ab95b
 def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_):
@@ -135,14 +145,15 @@ def serve_(kg: Optional[Path] = typer.Option(None, '--kg', help="KGX-style edges
            timeout_rate: float = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds."),
            garbage_rate: float = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON."),
            fail_first: int = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind."),
-           fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 413 | 501"),
+           fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501"),
            retry_after: float = typer.Option(1.0, '--retry-after'), hang: float = typer.Option(30.0, '--hang'),
            max_results: int = typer.Option(500, '--max-results'), trapi_version: str = typer.Option('1.5', '--trapi-version'),
-           seed: int = typer.Option(0, '--seed')):
+           seed: int = typer.Option(0, '--seed'),
+           min_timeout: float = typer.Option(0.0, '--min-timeout', help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
-    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed)
+    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed, min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)

@@ -15,12 +15,13 @@ from fastapi.responses import JSONResponse, Response
 
 from ..core import DataError, get_logger, resource_path
 from ..runs import write_text
-from .config import TranslatorConfig, load_config
+from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'FAULT_KINDS', 'KGEdge', 'KnowledgeGraph', 'answer_query', 'trapi_response', 'Faults',
-           'query_key', 'ServerState', 'fault_response', 'make_app', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'ReferenceServer', 'build_demo_kg',
+           'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -121,7 +122,7 @@ def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_
             'status': 'Success', 'description': f"{len(results)} results", 'logs': [], 'schema_version': trapi_version}
 
 # %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
-FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '413', '501')
+FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
 
 @dataclass
 class Faults:
@@ -136,6 +137,7 @@ class Faults:
     retry_after: float = 1.0
     hang: float = 30.0
     seed: int = 0
+    min_timeout: float = 0.0      # TRAPI 2.0: 409 when a query's parameters.timeout is below this
 
     def __post_init__(self):
         if self.fail_kind not in FAULT_KINDS: raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=self.fail_kind)
@@ -162,6 +164,7 @@ class ServerState:
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
         self.jobs, self.ars = {}, {}
+        self.seen_options = []        # the query options (parameters, log_level, ...) of every query received
 
     def count(self, body: dict) -> str|None:
         "Count one query request; return the fault to apply (if any)."
@@ -185,6 +188,18 @@ async def fault_response(state: ServerState, fault: str|None):
     if fault == 'garbage': return Response(b'{"message": {"results": [ <html>oops', media_type='application/json')
     headers = {'Retry-After': f"{f.retry_after:g}"} if fault in ('429', '503') else {}
     return JSONResponse({'detail': f"injected fault {fault}"}, status_code=int(fault), headers=headers)
+
+# %% ../../nbs/14_translator.server.ipynb #6a6f4b45
+def trapi_check(state: ServerState, body: dict) -> JSONResponse|None:
+    "Record the query options of `body`; in TRAPI 2.0 mode, the 400/409 response they call for (None: fine)."
+    with state.lock: state.seen_options.append({k: body[k] for k in ('parameters', *QUERY_OPTIONS) if k in body})
+    if not state.trapi_version.startswith('2'): return None
+    if misplaced := [k for k in QUERY_OPTIONS if k in body]:
+        return JSONResponse({'status': 'BadRequest', 'description': f"TRAPI 2.0: {', '.join(misplaced)} belongs in Query.parameters"}, status_code=400)
+    t = (body.get('parameters') or {}).get('timeout') if isinstance(body.get('parameters'), dict) else None
+    if isinstance(t, (int, float)) and t < state.faults.min_timeout:
+        return JSONResponse({'status': 'TimeoutUnmeetable', 'description': f"cannot answer within {t:g} s (needs {state.faults.min_timeout:g} s)"}, status_code=409)
+    return None
 
 # %% ../../nbs/14_translator.server.ipynb #b986e26f
 def _answer(state: ServerState, body: dict) -> dict:
@@ -214,6 +229,7 @@ def make_app(state: ServerState):
     async def query(request: Request):
         body = await body_of(request)
         if (r := await fault_response(state, state.count(body))) is not None: return r
+        if (r := trapi_check(state, body)) is not None: return r
         try: return JSONResponse(_answer(state, body))
         except DataError as e: raise HTTPException(400, str(e))
 
@@ -248,6 +264,7 @@ def _add_async_routes(app, state: ServerState, body_of):
     async def asyncquery(request: Request):
         body = await body_of(request)
         if (r := await fault_response(state, state.count(body))) is not None: return r
+        if (r := trapi_check(state, body)) is not None: return r
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
         asyncio.get_running_loop().create_task(run_job(job_id, body))
