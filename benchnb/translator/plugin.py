@@ -4,7 +4,7 @@
 
 # %% ../../nbs/19_translator.cli.ipynb #593ce794
 from __future__ import annotations
-import json, sys
+import contextlib, json, sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -71,13 +71,20 @@ def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
            query_timeout: Optional[float] = typer.Option(None, '--query-timeout', help="Time budget asked of the target per query (s), sent in the query."),
            log_level: Optional[str] = typer.Option(None, '--log-level', help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG."),
            bypass_cache: Optional[bool] = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query."),
+           completion: str = typer.Option('poll', '--async-completion', help="Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener)."),
+           callback_host: str = typer.Option('127.0.0.1', '--callback-host', help="Address the callback listener binds to."),
+           callback_port: int = typer.Option(0, '--callback-port', help="Port of the callback listener (0: any free port)."),
+           callback_url: Optional[str] = typer.Option(None, '--callback-url', help="Base URL the target should call back (default http://HOST:PORT)."),
            config: Optional[Path] = ConfigOpt):
     "Fetch the benchmark's queries from a target into a resumable run directory."
-    from benchnb.translator.fetch import fetch_benchmark
+    from benchnb.translator.fetch import CallbackListener, fetch_benchmark
     if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
-    s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
-                        run_id, new, retry_failed, limit, poll_interval, max_wait,
-                        options={'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}, trapi=trapi)
+    listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
+    with listener or contextlib.nullcontext():
+        s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
+                            run_id, new, retry_failed, limit, poll_interval, max_wait,
+                            options={'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}, trapi=trapi,
+                            completion=completion, listener=listener)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} ok, {s.counts['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s", err=True)
     _echo_reasons(s)

@@ -20,8 +20,8 @@ from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'FAULT_KINDS', 'KGEdge', 'KnowledgeGraph', 'answer_query', 'trapi_response', 'Faults',
-           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'ReferenceServer', 'build_demo_kg',
-           'demo_kg']
+           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'post_callback', 'ReferenceServer',
+           'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -158,9 +158,11 @@ def query_key(body: dict) -> str:
 class ServerState:
     "Everything the reference server knows and counts."
     def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
-                 async_delay: float=0.05, ars_delay: float=0.2):
+                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
         self.async_delay, self.ars_delay = async_delay, ars_delay
+        self.async_callback, self.async_interim = async_callback, async_interim   # POST the response to `callback`; a 'Running' one first
+        self.callbacks, self.status_polls = [], 0
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
         self.jobs, self.ars = {}, {}
@@ -252,13 +254,30 @@ def make_app(state: ServerState):
     _add_ars_routes(app, state, body_of)
     return app
 
+# %% ../../nbs/14_translator.server.ipynb #c9d2961f
+async def post_callback(state: ServerState, job_id: str, url: str, response: dict, attempts: int=2) -> int|None:
+    "POST `response` to a TRAPI callback URL, retrying once on failure; record the outcome in `state.callbacks`."
+    import requests
+    for i in range(1, attempts + 1):
+        try: code = (await asyncio.to_thread(requests.post, url, json=response, timeout=10)).status_code
+        except requests.RequestException: code = None
+        if code is not None and code < 500: break
+        if i < attempts: await asyncio.sleep(0.05)
+    with state.lock: state.callbacks.append({'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i})
+    return code
+
 # %% ../../nbs/14_translator.server.ipynb #0ec150a3
 def _add_async_routes(app, state: ServerState, body_of):
     async def run_job(job_id: str, body: dict):
+        cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
+        if cb and state.async_interim:
+            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': []})
         await asyncio.sleep(state.async_delay)
         job = state.jobs[job_id]
         try: job.update(status='Completed', response=_answer(state, body), description='done')
         except Exception as e: job.update(status='Failed', description=str(e))
+        if cb: await post_callback(state, job_id, cb, job['response'] if job['status'] == 'Completed' else
+                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': []})
 
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
@@ -273,6 +292,7 @@ def _add_async_routes(app, state: ServerState, body_of):
     @app.get('/asyncquery_status/{job_id}')
     async def status(job_id: str, request: Request):
         job = state.jobs.get(job_id)
+        with state.lock: state.status_polls += 1
         if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
         out = {'status': job['status'], 'description': job['description'], 'logs': []}
         if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
