@@ -19,7 +19,7 @@ from ..runs import Ledger, write_json, write_text
 from .queries import Query, ground_truth, uid_filenames
 
 # %% auto #0
-__all__ = ['log', 'LEDGER_FILE', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
+__all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
            'result_score', 'bound_ids', 'rank_results', 'add_xref_aliases', 'judge', 'Evaluation', 'per_query',
            'curves', 'metric_at', 'precision_at_k', 'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank',
            'query_status', 'evaluate_responses', 'load_responses', 'result_dirs', 'failures', 'confidence_intervals',
@@ -87,9 +87,16 @@ def _score_fast(r) -> float:
     except (KeyError, IndexError, TypeError): pass
     return result_score(r)
 
-def rank_results(results: Sequence, k: int, score_from: str='first') -> list:
-    "The top `k` results by score (descending, stable)."
+ORDERS = ('score', 'rank', 'sugeno')
+
+def rank_results(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> list:
+    "The top `k` results by score (descending, stable), or by the ARS `rank`/`sugeno` when the results carry it."
     if not isinstance(results, list) or not results: return []
+    if order_by != 'score':
+        vals = [_num(r.get(order_by)) if isinstance(r, dict) else None for r in results]
+        if any(v is not None for v in vals):
+            key = np.array([math.inf if v is None else v if order_by == 'rank' else -v for v in vals])
+            return [results[i] for i in np.argsort(key, kind='stable')[:k]]
     scores = np.array([_score_fast(r) for r in results] if score_from == 'first' else [result_score(r, score_from) for r in results])
     return [results[i] for i in np.argsort(-scores, kind='stable')[:k]]
 
@@ -150,6 +157,7 @@ class Evaluation:
     status: list[str]                 # answered | empty | failed | missing
     n_results: np.ndarray|None = None # results returned per query
     results_dir: str|None = None
+    options: dict = field(default_factory=dict)   # how results were ranked and matched (binding, score_from, order_by, use_xref)
 
     @property
     def k(self) -> int: return self.hits.shape[1]
@@ -213,10 +221,12 @@ def query_status(response: Any, failed: bool=False) -> str:
 @paused_gc()
 def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
                        k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None) -> Evaluation:
+                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None, order_by: str='score') -> Evaluation:
     "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
     if k < 1: raise DataError("k must be at least 1", field='k', value=k)
+    for name, v, ok in (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')), ('order_by', order_by, ORDERS)):
+        if v not in ok: raise DataError(f"must be one of {', '.join(ok)}", field=name, value=v)
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
@@ -226,11 +236,12 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
         if status[-1] not in ('answered', 'empty'): continue
         msg = extract_message(resp); results = msg.get('results')
         n_res[i] = len(results) if isinstance(results, list) else 0
-        ranked = rank_results(results, k, score_from)
+        ranked = rank_results(results, k, score_from, order_by)
         if use_xref: add_xref_aliases(norm, msg)
         hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, binding)
     R = np.array([len(truth[q.uid]) for q in queries])
-    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir)
+    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
+    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
 def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str, Any], set[str]]:
@@ -295,6 +306,7 @@ def to_dict(self: Evaluation, ci: bool=True) -> dict:
     answered = np.isin(self.status, ['answered', 'empty'])
     ca = self.curves(answered)
     out['target'] = self.target
+    if self.options: out['evaluation_options'] = dict(self.options)
     out['extra_metrics'] = {**{m: lst(c[m]) for m in EXTRAS},
                             'answered_only': {m: ca[m] if m == 'mean_reciprocal_rank' else lst(ca[m]) for m in UPSTREAM + EXTRAS}}
     if ci: out['confidence_intervals'] = self.confidence_intervals()
@@ -392,7 +404,7 @@ def _run_target(d: Path) -> str|None:
 # %% ../../nbs/13_translator.evaluate.ipynb #46c68c2a
 def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
                      normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
-                     score_from: str='first') -> list[Evaluation]:
+                     score_from: str='first', order_by: str='score') -> list[Evaluation]:
     "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response."
     from benchnb.translator.config import TranslatorConfig, load_config
     from benchnb.translator.queries import build_queries
@@ -402,7 +414,7 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     if isinstance(results, Mapping): sources = [(None, dict(results), set())]
     else: sources = [(d, *load_responses(d, uids)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
     return [evaluate_responses(benchmark, queries, resp, target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target', k, norm,
-                               use_xref, binding, score_from, failed, str(d) if d else None) for d, resp, failed in sources]
+                               use_xref, binding, score_from, failed, str(d) if d else None, order_by) for d, resp, failed in sources]
 
 @fastcore_patch
 def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True, ci: bool=True) -> list[Path]:

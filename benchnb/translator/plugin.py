@@ -108,12 +108,13 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     _echo_reasons(s)
 
 # %% ../../nbs/19_translator.cli.ipynb #738ab95b
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_):
+def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score'):
     from benchnb.translator.evaluate import evaluate_results
     if binding not in ('first', 'any'): raise ConfigError("must be 'first' or 'any'", field='--binding', value=binding)
     if score_from not in ('first', 'max'): raise ConfigError("must be 'first' or 'max'", field='--score-from', value=score_from)
+    if order_by not in ('score', 'rank', 'sugeno'): raise ConfigError("must be 'score', 'rank' or 'sugeno'", field='--order-by', value=order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
-    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from)
+    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by)
     for ev in evs:
         dest = (Path(out)/ev.target if out and len(evs) > 1 else Path(out)) if out else (Path(ev.results_dir) if Path(ev.results_dir).is_dir() else Path(ev.results_dir).with_suffix(''))
         ev.save(dest, json_=write_json_, plots=plots)
@@ -135,10 +136,11 @@ def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
               no_xref: bool = typer.Option(False, '--no-xref', help="Ignore biolink:xref aliases."),
               binding: str = typer.Option('first', '--binding', help="first (upstream) | any bound CURIE may match."),
               score_from: str = typer.Option('first', '--score-from', help="first (upstream) | max analysis score."),
+              order_by: str = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score)."),
               plots: bool = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs."),
               write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json.")):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_)
+    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by)
 
 cli.command('eval', hidden=True)(evaluate_)
 

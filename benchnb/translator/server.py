@@ -20,8 +20,8 @@ from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'FAULT_KINDS', 'KGEdge', 'KnowledgeGraph', 'answer_query', 'trapi_response', 'Faults',
-           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'post_callback', 'ReferenceServer',
-           'build_demo_kg', 'demo_kg']
+           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'post_callback', 'ars_merged',
+           'ReferenceServer', 'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -319,7 +319,7 @@ def _add_ars_routes(app, state: ServerState, body_of):
         children = {f"{pk}-{i}": (f"infores:{a}", m) for i, (a, m) in enumerate(zip(agents, (resp, rev)))}
         state.ars[pk] = {'t0': t0, 'children': children, 'merged': f"{pk}-merged", 'response': resp}
         for cpk, (_, m) in children.items(): state.ars[cpk] = {'t0': t0, 'message': m['message']}
-        state.ars[f"{pk}-merged"] = {'t0': t0, 'message': resp['message']}
+        state.ars[f"{pk}-merged"] = {'t0': t0, 'message': ars_merged(resp['message'], rev['message'])}
         return {'pk': pk}
 
     @app.get('/ars/api/messages/{pk}')
@@ -331,6 +331,14 @@ def _add_ars_routes(app, state: ServerState, body_of):
             return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'merged_version': m['merged'] if done else None},
                     'children': [{'message': c, 'actor': {'inforesid': a}, 'status': 'Done' if done else 'Running'} for c, (a, _) in m['children'].items()]}
         return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'data': {'message': m['message'] if done else {}}}}
+
+def ars_merged(a: dict, b: dict) -> dict:
+    "Merge two agents' answers to the same query (same results, same order): `sugeno` = mean score, `rank` by sugeno."
+    m = copy.deepcopy(a)
+    for ra, rb in zip(m['results'], b['results']):
+        ra['sugeno'] = round(np.mean([x['analyses'][0].get('score') or 0.0 for x in (ra, rb)]), 6)
+    for rank, i in enumerate(np.argsort([-r['sugeno'] for r in m['results']], kind='stable'), 1): m['results'][i]['rank'] = rank
+    return m
 
 # %% ../../nbs/14_translator.server.ipynb #36315b12
 class ReferenceServer:
