@@ -17,6 +17,7 @@ from ..core import DataError, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
 from .queries import Query, ground_truth, uid_filenames
+from .validate import Problem, validate_response
 
 # %% auto #0
 __all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
@@ -158,6 +159,7 @@ class Evaluation:
     n_results: np.ndarray|None = None # results returned per query
     results_dir: str|None = None
     options: dict = field(default_factory=dict)   # how results were ranked and matched (binding, score_from, order_by, use_xref)
+    problems: list[Problem]|None = None           # TRAPI structure problems (only when validated; metrics never depend on them)
 
     @property
     def k(self) -> int: return self.hits.shape[1]
@@ -221,7 +223,8 @@ def query_status(response: Any, failed: bool=False) -> str:
 @paused_gc()
 def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
                        k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None, order_by: str='score') -> Evaluation:
+                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None, order_by: str='score',
+                       validate: bool=False) -> Evaluation:
     "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
     if k < 1: raise DataError("k must be at least 1", field='k', value=k)
@@ -230,10 +233,12 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
+    problems = [] if validate else None
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
         if status[-1] not in ('answered', 'empty'): continue
+        if validate: problems += validate_response(resp, q.uid, q.slots)
         msg = extract_message(resp); results = msg.get('results')
         n_res[i] = len(results) if isinstance(results, list) else 0
         ranked = rank_results(results, k, score_from, order_by)
@@ -241,7 +246,7 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
         hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, binding)
     R = np.array([len(truth[q.uid]) for q in queries])
     opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
-    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts)
+    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
 def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str, Any], set[str]]:
@@ -404,7 +409,7 @@ def _run_target(d: Path) -> str|None:
 # %% ../../nbs/13_translator.evaluate.ipynb #46c68c2a
 def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
                      normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
-                     score_from: str='first', order_by: str='score') -> list[Evaluation]:
+                     score_from: str='first', order_by: str='score', validate: bool=False) -> list[Evaluation]:
     "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response."
     from benchnb.translator.config import TranslatorConfig, load_config
     from benchnb.translator.queries import build_queries
@@ -414,7 +419,7 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     if isinstance(results, Mapping): sources = [(None, dict(results), set())]
     else: sources = [(d, *load_responses(d, uids)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
     return [evaluate_responses(benchmark, queries, resp, target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target', k, norm,
-                               use_xref, binding, score_from, failed, str(d) if d else None, order_by) for d, resp, failed in sources]
+                               use_xref, binding, score_from, failed, str(d) if d else None, order_by, validate) for d, resp, failed in sources]
 
 @fastcore_patch
 def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True, ci: bool=True) -> list[Path]:

@@ -108,13 +108,13 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     _echo_reasons(s)
 
 # %% ../../nbs/19_translator.cli.ipynb #738ab95b
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score'):
+def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score', validate=False):
     from benchnb.translator.evaluate import evaluate_results
     if binding not in ('first', 'any'): raise ConfigError("must be 'first' or 'any'", field='--binding', value=binding)
     if score_from not in ('first', 'max'): raise ConfigError("must be 'first' or 'max'", field='--score-from', value=score_from)
     if order_by not in ('score', 'rank', 'sugeno'): raise ConfigError("must be 'score', 'rank' or 'sugeno'", field='--order-by', value=order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
-    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by)
+    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by, validate)
     for ev in evs:
         dest = (Path(out)/ev.target if out and len(evs) > 1 else Path(out)) if out else (Path(ev.results_dir) if Path(ev.results_dir).is_dir() else Path(ev.results_dir).with_suffix(''))
         ev.save(dest, json_=write_json_, plots=plots)
@@ -122,7 +122,18 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
         typer.echo(ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']].to_string(float_format=lambda x: f"{x:.4f}"))
         f = ev.failures()
         typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, {f['missing']} missing)\n")
+        if ev.problems is not None: _echo_validation(ev, dest)
     return evs
+
+def _echo_validation(ev, dest: Path):
+    from benchnb.runs import write_json
+    from benchnb.translator.validate import problem_summary
+    n_resp = len({p.uid for p in ev.problems})
+    write_json(dest/'validation.json', [p.to_dict() for p in ev.problems])
+    typer.echo(f"Validation (TRAPI structure; metrics unaffected): {len(ev.problems)} problem(s) in {n_resp} of "
+               f"{sum(s in ('answered', 'empty') for s in ev.status)} responses; details in {dest/'validation.json'}")
+    if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
+    typer.echo('')
 
 @cli.command('evaluate')
 def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
@@ -138,9 +149,10 @@ def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
               score_from: str = typer.Option('first', '--score-from', help="first (upstream) | max analysis score."),
               order_by: str = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score)."),
               plots: bool = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs."),
-              write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json.")):
+              write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json."),
+              validate: bool = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.")):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by)
+    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by, validate)
 
 cli.command('eval', hidden=True)(evaluate_)
 
