@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, gc, itertools, json, math, os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -23,9 +23,9 @@ from .validate import Problem, validate_response
 __all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
            'result_score', 'bound_ids', 'rank_results', 'add_xref_aliases', 'judge', 'Evaluation', 'per_query',
            'curves', 'metric_at', 'precision_at_k', 'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank',
-           'query_status', 'evaluate_responses', 'load_responses', 'result_dirs', 'failures', 'confidence_intervals',
-           'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report', 'plot_metric', 'save_plots',
-           'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
+           'query_status', 'evaluate_responses', 'ResponseFiles', 'load_responses', 'result_dirs', 'failures',
+           'confidence_intervals', 'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report',
+           'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -249,8 +249,23 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
     return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
-def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str, Any], set[str]]:
-    "(uid → response, failed uids) from a run directory or a JSON file {uid: response}."
+class ResponseFiles(Mapping):
+    "The responses of a run directory, uid → parsed JSON, read from disk on each access and never kept."
+    def __init__(self, path: str|os.PathLike, uids: Sequence[str]):
+        self.path, names = Path(path), uid_filenames(uids)
+        self.files = {u: [p for p in (self.path/names[u], self.path/f"{u}.json") if p.is_file()] for u in uids}
+        self.files = {u: ps for u, ps in self.files.items() if ps}
+    def __getitem__(self, uid: str) -> Any:
+        for p in self.files.get(uid, ()):
+            try: return json.loads(p.read_bytes())
+            except (json.JSONDecodeError, UnicodeDecodeError): log.warning("unreadable response %s", p)
+        raise KeyError(uid)
+    def __contains__(self, uid) -> bool: return uid in self.files
+    def __iter__(self) -> Iterator[str]: return iter(self.files)
+    def __len__(self) -> int: return len(self.files)
+
+def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[Mapping[str, Any], set[str]]:
+    "(uid → response, failed uids) from a run directory (read lazily) or a JSON file {uid: response}."
     path = Path(path)
     if path.is_file():
         try: obj = json.loads(path.read_text(encoding='utf-8'))
@@ -258,16 +273,9 @@ def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str
         if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
         return {u: obj[u] for u in uids if u in obj}, set()
     if not path.is_dir(): raise DataError("results not found (expected a run directory or a JSON file)", file=path)
-    out, names = {}, uid_filenames(uids)
-    with paused_gc():
-        for u in uids:
-            for p in (path/names[u], path/f"{u}.json"):
-                if p.is_file():
-                    try: out[u] = json.loads(p.read_text(encoding='utf-8')); break
-                    except (json.JSONDecodeError, UnicodeDecodeError): log.warning("unreadable response %s", p)
     ledger = path/LEDGER_FILE
     if not ledger.exists() and (path.parent/'manifest.json').exists(): ledger = path.parent/LEDGER_FILE   # ARS agent dir
-    return out, Ledger(ledger).failed() if ledger.exists() else set()
+    return ResponseFiles(path, uids), Ledger(ledger).failed() if ledger.exists() else set()
 
 def result_dirs(run_dir: str|os.PathLike) -> list[Path]:
     "The directories to evaluate: the run itself, or (ARS) each agent sub-directory holding responses."
