@@ -359,7 +359,8 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, c
     if trapi: ep.trapi = trapi
     if completion not in ('poll', 'callback'): raise TranslatorConfigError("must be 'poll' or 'callback'", field='async completion', value=completion)
     if completion == 'callback' and ep.mode != 'async': raise TranslatorConfigError("callback completion needs an async endpoint (mode 'async')", field='mode', value=ep.mode)
-    options = dict(options or {})
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    if unknown := sorted(set(options) - set(QUERY_OPTIONS)): raise TranslatorConfigError(f"unknown query option (known: {', '.join(QUERY_OPTIONS)})", field='options', value=unknown[0])
     queries = build_queries(cfg, benchmark, ep.workflow)
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in queries}
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
