@@ -9,7 +9,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-CODE = "import sys; from pathlib import Path; from execnb.shell import CaptureShell; nb = Path(sys.argv[1]); CaptureShell(path=nb.parent).execute(nb, nb, exc_stop=True)"
+# Cells skipped as nbdev_test skips them: `#| eval: false`, the test flags of settings.ini (`#| gpu`, `#| slow`), and
+# the `nbdev_export()` cell.
+CODE = r"""
+import re, sys
+from pathlib import Path
+from execnb.shell import CaptureShell
+SKIP = re.compile(r'^\s*#\|\s*(eval:\s*false|gpu|slow)\b', re.M | re.I)
+def skip(cell): return cell.cell_type == 'code' and (bool(SKIP.search(cell.source)) or 'nbdev_export(' in cell.source)
+nb = Path(sys.argv[1])
+CaptureShell(path=nb.parent).execute(nb, nb, exc_stop=True, preproc=skip)
+"""
 
 def run(nb: str) -> str:
     "Execute one notebook in its own Python process (a fresh kernel state per notebook)."
