@@ -48,7 +48,8 @@ def test_serve_command_answers_on_loopback():
     import socket, time, requests
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
     p = subprocess.Popen([sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))',
-                          'translator', 'serve', '--port', str(port), '--fail-first', '1', '--fail-kind', '429', '--retry-after', '3'],
+                          'translator', 'serve', '--port', str(port), '--fail-first', '1', '--fail-kind', '429', '--retry-after', '3',
+                          '--trapi-version', '2.0', '--min-timeout', '30'],
                          env=ENV, cwd=ROOT, stderr=subprocess.PIPE)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -61,5 +62,8 @@ def test_serve_command_answers_on_loopback():
         first, second = (requests.post(url + '/query', json=q, timeout=10) for _ in range(2))
         assert (first.status_code, first.headers['Retry-After']) == (429, '3')
         assert second.status_code == 200 and second.json()['message']['results']
+        assert set(next(iter(second.json()['message']['results'][0]['node_bindings'].values()))) == {'ids'}   # TRAPI 2.0 shape
+        short = requests.post(url + '/query', json={**q, 'parameters': {'timeout': 10}}, timeout=10)
+        assert short.status_code == 409 and 'cannot answer within 10 s' in short.text
     finally:
         p.terminate(); p.wait(10)

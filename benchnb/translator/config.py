@@ -4,7 +4,7 @@
 
 # %% ../../nbs/10_translator.config.ipynb #090092b4
 from __future__ import annotations
-import csv, difflib, io, json, os
+import csv, difflib, io, json, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,9 @@ from typing import Any
 from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
-__all__ = ['log', 'ENDPOINTS', 'MODES', 'TranslatorConfigError', 'default_config_dir', 'read_json', 'read_tsv', 'Template',
-           'check_template', 'Source', 'load_source', 'Endpoint', 'Target', 'check_endpoint', 'check_targets',
-           'TranslatorConfig', 'check_benchmarks', 'load_config']
+__all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_json',
+           'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target', 'check_endpoint',
+           'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')
@@ -147,6 +147,8 @@ def load_source(path: str|os.PathLike) -> Source:
 # %% ../../nbs/10_translator.config.ipynb #8b0164cd
 ENDPOINTS = ('fetch', 'fetch_unscored', 'score')
 MODES = ('sync', 'async', 'ars')
+QUERY_OPTIONS = ('timeout', 'log_level', 'bypass_cache')   # top level in TRAPI 1.x; in Query.parameters in TRAPI 2.0
+LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
 
 @dataclass
 class Endpoint:
@@ -154,6 +156,7 @@ class Endpoint:
     url: str
     workflow: list[dict]|None = None
     mode: str = 'sync'
+    trapi: str = '1.5'                # TRAPI version the endpoint speaks ('2.0': options go in Query.parameters)
 
 @dataclass
 class Target:
@@ -170,7 +173,7 @@ class Target:
         return ep
 
 # %% ../../nbs/10_translator.config.ipynb #08b03a39
-def check_endpoint(name: str, kind: str, d: Any, path: Path) -> Endpoint:
+def check_endpoint(name: str, kind: str, d: Any, path: Path, trapi: str='1.5') -> Endpoint:
     "Validate one endpoint entry of targets.json."
     where = f"{name}.{kind}"
     if not isinstance(d, dict): raise TranslatorConfigError("must be a JSON object with a \"url\"", file=path, field=where, value=d)
@@ -182,7 +185,10 @@ def check_endpoint(name: str, kind: str, d: Any, path: Path) -> Endpoint:
         raise TranslatorConfigError("workflow must be a list of {\"id\": ...} operations", file=path, field=f"{where}.workflow", value=wf)
     mode = d.get('mode', 'ars' if name == 'ars' else 'sync')
     if mode not in MODES: raise TranslatorConfigError(f"mode must be one of {', '.join(MODES)}", file=path, field=f"{where}.mode", value=mode)
-    return Endpoint(url, wf, mode)
+    trapi = d.get('trapi', trapi)
+    if not isinstance(trapi, str) or not re.fullmatch(r'[12]\.\d+(\.\d+)?(-[\w.]+)?', trapi):
+        raise TranslatorConfigError('trapi must be a TRAPI version string such as "1.5" or "2.0"', file=path, field=f"{where}.trapi", value=trapi)
+    return Endpoint(url, wf, mode, trapi)
 
 def check_targets(obj: Any, path: Path) -> dict[str, Target]:
     "Validate the parsed targets.json."
@@ -191,9 +197,11 @@ def check_targets(obj: Any, path: Path) -> dict[str, Target]:
     for name, entry in obj.items():
         if not isinstance(entry, dict) or not entry:
             raise TranslatorConfigError(f"a target is an object with any of {', '.join(ENDPOINTS)}", file=path, field=name, value=entry)
-        unknown = [k for k in entry if k not in ENDPOINTS]
-        if unknown: raise TranslatorConfigError(f"unknown entry (expected {', '.join(ENDPOINTS)})", file=path, field=f"{name}.{unknown[0]}")
-        targets[name] = Target(name, **{k: check_endpoint(name, k, v, path) for k, v in entry.items()})
+        unknown = [k for k in entry if k not in ENDPOINTS + ('trapi',)]
+        if unknown: raise TranslatorConfigError(f"unknown entry (expected {', '.join(ENDPOINTS)} or trapi)", file=path, field=f"{name}.{unknown[0]}")
+        eps = {k: v for k, v in entry.items() if k != 'trapi'}
+        if not eps: raise TranslatorConfigError(f"a target needs at least one of {', '.join(ENDPOINTS)}", file=path, field=name, value=entry)
+        targets[name] = Target(name, **{k: check_endpoint(name, k, v, path, entry.get('trapi', '1.5')) for k, v in eps.items()})
     return targets
 
 # %% ../../nbs/10_translator.config.ipynb #aca8ba44

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib, gc, itertools, json, math, os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,14 +17,15 @@ from ..core import DataError, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
 from .queries import Query, ground_truth, uid_filenames
+from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'LEDGER_FILE', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
+__all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
            'result_score', 'bound_ids', 'rank_results', 'add_xref_aliases', 'judge', 'Evaluation', 'per_query',
            'curves', 'metric_at', 'precision_at_k', 'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank',
-           'query_status', 'evaluate_responses', 'load_responses', 'result_dirs', 'failures', 'confidence_intervals',
-           'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report', 'plot_metric', 'save_plots',
-           'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
+           'query_status', 'evaluate_responses', 'ResponseFiles', 'load_responses', 'result_dirs', 'failures',
+           'confidence_intervals', 'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report',
+           'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -87,9 +88,16 @@ def _score_fast(r) -> float:
     except (KeyError, IndexError, TypeError): pass
     return result_score(r)
 
-def rank_results(results: Sequence, k: int, score_from: str='first') -> list:
-    "The top `k` results by score (descending, stable)."
+ORDERS = ('score', 'rank', 'sugeno')
+
+def rank_results(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> list:
+    "The top `k` results by score (descending, stable), or by the ARS `rank`/`sugeno` when the results carry it."
     if not isinstance(results, list) or not results: return []
+    if order_by != 'score':
+        vals = [_num(r.get(order_by)) if isinstance(r, dict) else None for r in results]
+        if any(v is not None for v in vals):
+            key = np.array([math.inf if v is None else v if order_by == 'rank' else -v for v in vals])
+            return [results[i] for i in np.argsort(key, kind='stable')[:k]]
     scores = np.array([_score_fast(r) for r in results] if score_from == 'first' else [result_score(r, score_from) for r in results])
     return [results[i] for i in np.argsort(-scores, kind='stable')[:k]]
 
@@ -150,6 +158,8 @@ class Evaluation:
     status: list[str]                 # answered | empty | failed | missing
     n_results: np.ndarray|None = None # results returned per query
     results_dir: str|None = None
+    options: dict = field(default_factory=dict)   # how results were ranked and matched (binding, score_from, order_by, use_xref)
+    problems: list[Problem]|None = None           # TRAPI structure problems (only when validated; metrics never depend on them)
 
     @property
     def k(self) -> int: return self.hits.shape[1]
@@ -213,28 +223,49 @@ def query_status(response: Any, failed: bool=False) -> str:
 @paused_gc()
 def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
                        k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None) -> Evaluation:
+                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None, order_by: str='score',
+                       validate: bool=False) -> Evaluation:
     "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
     if k < 1: raise DataError("k must be at least 1", field='k', value=k)
+    for name, v, ok in (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')), ('order_by', order_by, ORDERS)):
+        if v not in ok: raise DataError(f"must be one of {', '.join(ok)}", field=name, value=v)
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
+    problems = [] if validate else None
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
         if status[-1] not in ('answered', 'empty'): continue
+        if validate: problems += validate_response(resp, q.uid, q.slots)
         msg = extract_message(resp); results = msg.get('results')
         n_res[i] = len(results) if isinstance(results, list) else 0
-        ranked = rank_results(results, k, score_from)
+        ranked = rank_results(results, k, score_from, order_by)
         if use_xref: add_xref_aliases(norm, msg)
         hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, binding)
     R = np.array([len(truth[q.uid]) for q in queries])
-    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir)
+    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
+    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
-def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str, Any], set[str]]:
-    "(uid → response, failed uids) from a run directory or a JSON file {uid: response}."
+class ResponseFiles(Mapping):
+    "The responses of a run directory, uid → parsed JSON, read from disk on each access and never kept."
+    def __init__(self, path: str|os.PathLike, uids: Sequence[str]):
+        self.path, names = Path(path), uid_filenames(uids)
+        self.files = {u: [p for p in (self.path/names[u], self.path/f"{u}.json") if p.is_file()] for u in uids}
+        self.files = {u: ps for u, ps in self.files.items() if ps}
+    def __getitem__(self, uid: str) -> Any:
+        for p in self.files.get(uid, ()):
+            try: return json.loads(p.read_bytes())
+            except (json.JSONDecodeError, UnicodeDecodeError): log.warning("unreadable response %s", p)
+        raise KeyError(uid)
+    def __contains__(self, uid) -> bool: return uid in self.files
+    def __iter__(self) -> Iterator[str]: return iter(self.files)
+    def __len__(self) -> int: return len(self.files)
+
+def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[Mapping[str, Any], set[str]]:
+    "(uid → response, failed uids) from a run directory (read lazily) or a JSON file {uid: response}."
     path = Path(path)
     if path.is_file():
         try: obj = json.loads(path.read_text(encoding='utf-8'))
@@ -242,16 +273,9 @@ def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[dict[str
         if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
         return {u: obj[u] for u in uids if u in obj}, set()
     if not path.is_dir(): raise DataError("results not found (expected a run directory or a JSON file)", file=path)
-    out, names = {}, uid_filenames(uids)
-    with paused_gc():
-        for u in uids:
-            for p in (path/names[u], path/f"{u}.json"):
-                if p.is_file():
-                    try: out[u] = json.loads(p.read_text(encoding='utf-8')); break
-                    except (json.JSONDecodeError, UnicodeDecodeError): log.warning("unreadable response %s", p)
     ledger = path/LEDGER_FILE
     if not ledger.exists() and (path.parent/'manifest.json').exists(): ledger = path.parent/LEDGER_FILE   # ARS agent dir
-    return out, Ledger(ledger).failed() if ledger.exists() else set()
+    return ResponseFiles(path, uids), Ledger(ledger).failed() if ledger.exists() else set()
 
 def result_dirs(run_dir: str|os.PathLike) -> list[Path]:
     "The directories to evaluate: the run itself, or (ARS) each agent sub-directory holding responses."
@@ -295,6 +319,7 @@ def to_dict(self: Evaluation, ci: bool=True) -> dict:
     answered = np.isin(self.status, ['answered', 'empty'])
     ca = self.curves(answered)
     out['target'] = self.target
+    if self.options: out['evaluation_options'] = dict(self.options)
     out['extra_metrics'] = {**{m: lst(c[m]) for m in EXTRAS},
                             'answered_only': {m: ca[m] if m == 'mean_reciprocal_rank' else lst(ca[m]) for m in UPSTREAM + EXTRAS}}
     if ci: out['confidence_intervals'] = self.confidence_intervals()
@@ -392,7 +417,7 @@ def _run_target(d: Path) -> str|None:
 # %% ../../nbs/13_translator.evaluate.ipynb #46c68c2a
 def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
                      normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
-                     score_from: str='first') -> list[Evaluation]:
+                     score_from: str='first', order_by: str='score', validate: bool=False) -> list[Evaluation]:
     "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response."
     from benchnb.translator.config import TranslatorConfig, load_config
     from benchnb.translator.queries import build_queries
@@ -402,7 +427,7 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     if isinstance(results, Mapping): sources = [(None, dict(results), set())]
     else: sources = [(d, *load_responses(d, uids)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
     return [evaluate_responses(benchmark, queries, resp, target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target', k, norm,
-                               use_xref, binding, score_from, failed, str(d) if d else None) for d, resp, failed in sources]
+                               use_xref, binding, score_from, failed, str(d) if d else None, order_by, validate) for d, resp, failed in sources]
 
 @fastcore_patch
 def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True, ci: bool=True) -> list[Path]:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12_translator.fetch.ipynb #d813128d
 from __future__ import annotations
-import concurrent.futures as cf, email.utils, json, os, random, threading, time
+import collections, concurrent.futures as cf, contextlib, email.utils, http.server, json, os, random, threading, time, uuid
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -15,15 +15,16 @@ from requests.adapters import HTTPAdapter
 
 from ..core import DataError, RunError, get_logger, progress
 from ..runs import Ledger, RunDir, new_run_id, write_json
-from .config import Endpoint, TranslatorConfig, TranslatorConfigError, load_config
+from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
 from .evaluate import LEDGER_FILE, extract_message
 from .queries import Query, build_queries, normalizer_from_nodenorm, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session',
-           'request_json', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'choose_run_dir', 'FetchSummary',
-           'run_requests', 'resolve_endpoint', 'fetch_benchmark', 'score_run', 'default_cache_dir', 'NodeNormClient',
-           'get', 'normalizer']
+__all__ = ['log', 'NOT_RETRIED', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason', 'retry_after_seconds',
+           'retry_delay', 'Outcome', 'make_session', 'request_json', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name',
+           'CallbackListener', 'receive', 'wait', 'start', 'stop', 'await_callback', 'choose_run_dir', 'FetchSummary',
+           'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run', 'default_cache_dir',
+           'NodeNormClient', 'get', 'normalizer']
 
 # %% ../../nbs/12_translator.fetch.ipynb #9bfed7a7
 log = get_logger('translator.fetch')
@@ -47,6 +48,14 @@ class RetryPolicy:
 def is_retryable(status: int|None) -> bool:
     "Whether an HTTP status (None = no response: connection error or timeout) is worth retrying."
     return status is None or status in (408, 429) or (500 <= status < 600 and status != 501)
+
+NOT_RETRIED = {409: 'the target cannot meet the requested timeout (TRAPI 2.0 parameters.timeout)',
+               413: 'request too large for the target', 501: 'not implemented by the target'}
+
+def http_failure_reason(status: int, text: str='') -> str:
+    "The ledger reason for an HTTP error reply, naming the final refusals."
+    hint = f" ({NOT_RETRIED[status]}; not retried)" if status in NOT_RETRIED else ''
+    return f"HTTP {status}{hint}: {text[:200]}"
 
 def retry_after_seconds(value: str|None) -> float|None:
     "A `Retry-After` header in seconds (delta-seconds or HTTP-date), or None."
@@ -98,7 +107,7 @@ def request_json(session: requests.Session, method: str, url: str, body: Any=Non
             if 200 <= status < 300:
                 try: return Outcome(True, r.json(), 'ok', attempt, status, time.perf_counter() - t0, size)
                 except ValueError: reason = 'invalid JSON in the response body'
-            else: reason = f"HTTP {status}: {r.text[:200]}"
+            else: reason = http_failure_reason(status, r.text)
             if 200 <= status < 300 or is_retryable(status): pass
             else: return Outcome(False, None, reason, attempt, status, time.perf_counter() - t0, size)
         except requests.Timeout as e: status, reason = None, f"timeout: {type(e).__name__}"
@@ -119,6 +128,8 @@ class Protocol:
     poll_interval: float = 5.0
     max_wait: float = 600.0
     callback: str = 'http://127.0.0.1:9/benchnb-polls-instead'
+    completion: str = 'poll'          # async: 'poll' the status, or wait for the target to POST to `listener`
+    listener: Any = None              # a started CallbackListener (completion='callback')
 
     def __call__(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
         "(outcome, {sub-directory: response}); '' is the run directory itself."
@@ -131,9 +142,13 @@ class Protocol:
 def asyncquery(self: Protocol, body: dict) -> Outcome:
     "TRAPI asynchronous query: submit, poll the status, fetch the response."
     base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
-    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': self.callback}, self.policy)
+    token = self.listener.expect() if self.completion == 'callback' else None
+    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': self.listener.url(token) if token else self.callback}, self.policy)
     job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
-    if job is None: return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'asyncquery reply has no job_id')
+    if job is None:
+        if token: self.listener.forget(token)
+        return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'asyncquery reply has no job_id')
+    if token: return self.await_callback(job, token, sub)
     deadline = time.monotonic() + self.max_wait
     while True:
         st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
@@ -183,6 +198,85 @@ def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
     return d
 
+# %% ../../nbs/12_translator.fetch.ipynb #c4010935
+class CallbackListener:
+    "Receives TRAPI Responses POSTed to `/callback/<token>` (a threaded HTTP server; a context manager)."
+    def __init__(self, host: str='127.0.0.1', port: int=0, public_url: str|None=None):
+        self.host, self.port, self.public_url = host, port, public_url
+        self._cond, self._expected, self._final = threading.Condition(), set(), {}
+        self.interim, self.posts, self._httpd = collections.Counter(), 0, None
+
+    def expect(self) -> str:
+        "A fresh token whose callback will be accepted."
+        token = uuid.uuid4().hex
+        with self._cond: self._expected.add(token)
+        return token
+
+    def url(self, token: str) -> str: return f"{(self.public_url or f'http://{self.host}:{self.port}').rstrip('/')}/callback/{token}"
+    def forget(self, token: str):
+        with self._cond: self._expected.discard(token); self._final.pop(token, None)
+
+# %% ../../nbs/12_translator.fetch.ipynb #390d8fa9
+@fastcore_patch
+def receive(self: CallbackListener, token: str, raw: bytes) -> int:
+    "Handle one POSTed body for `token`; the HTTP status to answer."
+    try: obj = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError): obj = None
+    with self._cond:
+        self.posts += 1
+        if token not in self._expected: return 404
+        if not isinstance(obj, dict): return 400
+        if obj.get('status') in ('Queued', 'Running'): self.interim[token] += 1; return 200
+        self._final[token] = (obj, len(raw)); self._expected.discard(token); self._cond.notify_all()
+        return 200
+
+@fastcore_patch
+def wait(self: CallbackListener, token: str, timeout: float) -> tuple[dict, int]|None:
+    "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
+    with self._cond:
+        if not self._cond.wait_for(lambda: token in self._final, timeout): self._expected.discard(token); return None
+        return self._final.pop(token)
+
+# %% ../../nbs/12_translator.fetch.ipynb #bae3bcc7
+@fastcore_patch
+def start(self: CallbackListener) -> CallbackListener:
+    "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
+    listener = self
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            parts = self.path.strip('/').split('/')
+            raw = self.rfile.read(int(self.headers.get('Content-Length') or 0))
+            code = listener.receive(parts[1], raw) if len(parts) == 2 and parts[0] == 'callback' else 404
+            self.send_response(code); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', '2')
+            self.end_headers(); self.wfile.write(b'{}')
+        def log_message(self, *args): pass
+    self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), Handler)
+    self._httpd.daemon_threads = True
+    self.port = self._httpd.server_address[1]
+    threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
+    return self
+
+@fastcore_patch
+def stop(self: CallbackListener):
+    if self._httpd: self._httpd.shutdown(); self._httpd.server_close(); self._httpd = None
+
+CallbackListener.__enter__ = lambda self: self.start()
+CallbackListener.__exit__ = lambda self, *exc: self.stop()
+
+# %% ../../nbs/12_translator.fetch.ipynb #388fb1c5
+@fastcore_patch
+def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
+    "Wait up to `max_wait` s for the target to POST the final Response of `job`."
+    t0 = time.perf_counter()
+    got = self.listener.wait(token, self.max_wait)
+    lat = sub.latency_s + time.perf_counter() - t0
+    if got is None: return Outcome(False, None, f"async job {job}: no callback within {self.max_wait:g}s", sub.attempts, sub.http_status, lat)
+    resp, size = got
+    if resp.get('status') in ('Failed', 'Error', 'ERROR') or not isinstance(resp.get('message'), dict):
+        return Outcome(False, None, f"async job {job}: callback reported {resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}",
+                       sub.attempts, sub.http_status, lat, size)
+    return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
+
 # %% ../../nbs/12_translator.fetch.ipynb #43394f0c
 def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: bool=False, retry_failed: bool=False) -> Path:
     "The run directory to (re)use under `root` (= results/benchmark/target)."
@@ -201,6 +295,7 @@ class FetchSummary:
     counts: dict
     fetched: int
     seconds: float
+    reasons: dict = field(default_factory=dict)     # failure reason -> number of queries (latest record of each)
     def __str__(self): return f"{self.run_dir}: {self.counts['ok']} ok, {self.counts['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
 
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
@@ -225,8 +320,21 @@ def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, 
     except BaseException as e:
         rd.finish('failed', error=f"{type(e).__name__}: {e}"); raise
     counts = {**ledger.counts(), 'queries': len(bodies)}
+    reasons = collections.Counter(r.get('reason') or '?' for r in ledger.latest().values() if r.get('status') == 'failed')
     rd.finish('ok' if counts['ok'] == len(bodies) else 'partial', counts=counts)
-    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0)
+    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, dict(reasons.most_common()))
+
+# %% ../../nbs/12_translator.fetch.ipynb #f4d8d49f
+def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_level: str|None=None, bypass_cache: bool|None=None) -> dict:
+    "`body` with the TRAPI query options where version `trapi` wants them: top level (1.x) or `parameters` (2.0)."
+    if timeout is not None and not timeout > 0: raise TranslatorConfigError("must be a positive number of seconds", field='timeout', value=timeout)
+    if log_level is not None and log_level not in LOG_LEVELS: raise TranslatorConfigError(f"must be one of {', '.join(LOG_LEVELS)}", field='log_level', value=log_level)
+    opts = {k: v for k, v in zip(QUERY_OPTIONS, (timeout, log_level, bypass_cache)) if v is not None}
+    if not str(trapi).startswith('2'): return {**body, **opts} if opts else body
+    moved = {k: body[k] for k in QUERY_OPTIONS if k in body}
+    if not opts and not moved: return body
+    params = body.get('parameters') if isinstance(body.get('parameters'), dict) else {}
+    return {**{k: v for k, v in body.items() if k not in QUERY_OPTIONS}, 'parameters': {**params, **moved, **opts}}
 
 # %% ../../nbs/12_translator.fetch.ipynb #502ebe4b
 def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', url: str|None=None, mode: str|None=None) -> Endpoint:
@@ -242,22 +350,35 @@ def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', u
 def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, config: TranslatorConfig|str|os.PathLike|None=None,
                     url: str|None=None, mode: str|None=None, unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None,
                     run_id: str|None=None, new: bool=False, retry_failed: bool=False, limit: int|None=None,
-                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None) -> FetchSummary:
+                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None,
+                    options: Mapping|None=None, trapi: str|None=None, completion: str='poll',
+                    listener: CallbackListener|None=None) -> FetchSummary:
     "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = resolve_endpoint(cfg, target, 'fetch_unscored' if unscored else 'fetch', url, mode)
+    if trapi: ep.trapi = trapi
+    if completion not in ('poll', 'callback'): raise TranslatorConfigError("must be 'poll' or 'callback'", field='async completion', value=completion)
+    if completion == 'callback' and ep.mode != 'async': raise TranslatorConfigError("callback completion needs an async endpoint (mode 'async')", field='mode', value=ep.mode)
+    options = {k: v for k, v in (options or {}).items() if v is not None}
+    if unknown := sorted(set(options) - set(QUERY_OPTIONS)): raise TranslatorConfigError(f"unknown query option (known: {', '.join(QUERY_OPTIONS)})", field='options', value=unknown[0])
     queries = build_queries(cfg, benchmark, ep.workflow)
-    bodies = {q.uid: q.message for q in queries}
+    bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in queries}
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
     policy = policy or RetryPolicy()
+    if options.get('timeout') and policy.read_timeout < options['timeout']:
+        log.warning("read timeout %g s is shorter than the query timeout %g s asked of the target", policy.read_timeout, options['timeout'])
     params = {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow, 'scored': not unscored,
-              'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries, 'config': str(cfg.path)}
-    with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy, poll_interval, max_wait), run_dir, params, concurrency, retry_failed, limit)
+              'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries, 'config': str(cfg.path),
+              'trapi': ep.trapi, 'query_options': options, **({'async_completion': completion} if ep.mode == 'async' else {})}
+    with (session or make_session(concurrency)) as s, contextlib.ExitStack() as stack:
+        if completion == 'callback' and listener is None: listener = stack.enter_context(CallbackListener())
+        proto = Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
+        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit)
 
 # %% ../../nbs/12_translator.fetch.ipynb #205525e8
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None, url: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None) -> FetchSummary:
+              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None,
+              options: Mapping|None=None) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
@@ -267,7 +388,7 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     names, bodies = uid_filenames(uids), {}
     for u in uids:
         p = src/names[u]
-        if p.exists(): bodies[u] = {**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}
+        if p.exists(): bodies[u] = query_options({**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}, ep.trapi, **(options or {}))
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
     policy = policy or RetryPolicy()
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/19_translator.cli.ipynb #593ce794
 from __future__ import annotations
-import json, sys
+import contextlib, json, sys
 from pathlib import Path
 from typing import List, Optional
 
@@ -67,14 +67,30 @@ def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
            limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries."),
            poll_interval: float = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s)."),
            max_wait: float = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s)."),
+           trapi: Optional[str] = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters."),
+           query_timeout: Optional[float] = typer.Option(None, '--query-timeout', help="Time budget asked of the target per query (s), sent in the query."),
+           log_level: Optional[str] = typer.Option(None, '--log-level', help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG."),
+           bypass_cache: Optional[bool] = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query."),
+           completion: str = typer.Option('poll', '--async-completion', help="Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener)."),
+           callback_host: str = typer.Option('127.0.0.1', '--callback-host', help="Address the callback listener binds to."),
+           callback_port: int = typer.Option(0, '--callback-port', help="Port of the callback listener (0: any free port)."),
+           callback_url: Optional[str] = typer.Option(None, '--callback-url', help="Base URL the target should call back (default http://HOST:PORT)."),
            config: Optional[Path] = ConfigOpt):
     "Fetch the benchmark's queries from a target into a resumable run directory."
-    from benchnb.translator.fetch import fetch_benchmark
+    from benchnb.translator.fetch import CallbackListener, fetch_benchmark
     if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
-    s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
-                        run_id, new, retry_failed, limit, poll_interval, max_wait)
+    listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
+    with listener or contextlib.nullcontext():
+        s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
+                            run_id, new, retry_failed, limit, poll_interval, max_wait,
+                            options={'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}, trapi=trapi,
+                            completion=completion, listener=listener)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} ok, {s.counts['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s", err=True)
+    _echo_reasons(s)
+
+def _echo_reasons(s, top: int=3):
+    for reason, n in list(s.reasons.items())[:top]: typer.echo(f"benchnb:   {n} failed: {reason[:160]}", err=True)
 
 @cli.command('score')
 def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
@@ -89,14 +105,16 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", err=True)
+    _echo_reasons(s)
 
 # %% ../../nbs/19_translator.cli.ipynb #738ab95b
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_):
+def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score', validate=False):
     from benchnb.translator.evaluate import evaluate_results
     if binding not in ('first', 'any'): raise ConfigError("must be 'first' or 'any'", field='--binding', value=binding)
     if score_from not in ('first', 'max'): raise ConfigError("must be 'first' or 'max'", field='--score-from', value=score_from)
+    if order_by not in ('score', 'rank', 'sugeno'): raise ConfigError("must be 'score', 'rank' or 'sugeno'", field='--order-by', value=order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
-    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from)
+    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by, validate)
     for ev in evs:
         dest = (Path(out)/ev.target if out and len(evs) > 1 else Path(out)) if out else (Path(ev.results_dir) if Path(ev.results_dir).is_dir() else Path(ev.results_dir).with_suffix(''))
         ev.save(dest, json_=write_json_, plots=plots)
@@ -104,7 +122,18 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
         typer.echo(ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']].to_string(float_format=lambda x: f"{x:.4f}"))
         f = ev.failures()
         typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, {f['missing']} missing)\n")
+        if ev.problems is not None: _echo_validation(ev, dest)
     return evs
+
+def _echo_validation(ev, dest: Path):
+    from benchnb.runs import write_json
+    from benchnb.translator.validate import problem_summary
+    n_resp = len({p.uid for p in ev.problems})
+    write_json(dest/'validation.json', [p.to_dict() for p in ev.problems])
+    typer.echo(f"Validation (TRAPI structure; metrics unaffected): {len(ev.problems)} problem(s) in {n_resp} of "
+               f"{sum(s in ('answered', 'empty') for s in ev.status)} responses; details in {dest/'validation.json'}")
+    if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
+    typer.echo('')
 
 @cli.command('evaluate')
 def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
@@ -118,10 +147,12 @@ def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
               no_xref: bool = typer.Option(False, '--no-xref', help="Ignore biolink:xref aliases."),
               binding: str = typer.Option('first', '--binding', help="first (upstream) | any bound CURIE may match."),
               score_from: str = typer.Option('first', '--score-from', help="first (upstream) | max analysis score."),
+              order_by: str = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score)."),
               plots: bool = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs."),
-              write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json.")):
+              write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json."),
+              validate: bool = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.")):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_)
+    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by, validate)
 
 cli.command('eval', hidden=True)(evaluate_)
 
@@ -135,14 +166,15 @@ def serve_(kg: Optional[Path] = typer.Option(None, '--kg', help="KGX-style edges
            timeout_rate: float = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds."),
            garbage_rate: float = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON."),
            fail_first: int = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind."),
-           fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 413 | 501"),
+           fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501"),
            retry_after: float = typer.Option(1.0, '--retry-after'), hang: float = typer.Option(30.0, '--hang'),
            max_results: int = typer.Option(500, '--max-results'), trapi_version: str = typer.Option('1.5', '--trapi-version'),
-           seed: int = typer.Option(0, '--seed')):
+           seed: int = typer.Option(0, '--seed'),
+           min_timeout: float = typer.Option(0.0, '--min-timeout', help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
-    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed)
+    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed, min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)

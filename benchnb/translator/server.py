@@ -15,12 +15,13 @@ from fastapi.responses import JSONResponse, Response
 
 from ..core import DataError, get_logger, resource_path
 from ..runs import write_text
-from .config import TranslatorConfig, load_config
+from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'FAULT_KINDS', 'KGEdge', 'KnowledgeGraph', 'answer_query', 'trapi_response', 'Faults',
-           'query_key', 'ServerState', 'fault_response', 'make_app', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'post_callback', 'ars_merged',
+           'ReferenceServer', 'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -121,7 +122,7 @@ def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_
             'status': 'Success', 'description': f"{len(results)} results", 'logs': [], 'schema_version': trapi_version}
 
 # %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
-FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '413', '501')
+FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
 
 @dataclass
 class Faults:
@@ -136,6 +137,7 @@ class Faults:
     retry_after: float = 1.0
     hang: float = 30.0
     seed: int = 0
+    min_timeout: float = 0.0      # TRAPI 2.0: 409 when a query's parameters.timeout is below this
 
     def __post_init__(self):
         if self.fail_kind not in FAULT_KINDS: raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=self.fail_kind)
@@ -156,12 +158,15 @@ def query_key(body: dict) -> str:
 class ServerState:
     "Everything the reference server knows and counts."
     def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
-                 async_delay: float=0.05, ars_delay: float=0.2):
+                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
         self.async_delay, self.ars_delay = async_delay, ars_delay
+        self.async_callback, self.async_interim = async_callback, async_interim   # POST the response to `callback`; a 'Running' one first
+        self.callbacks, self.status_polls = [], 0
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
         self.jobs, self.ars = {}, {}
+        self.seen_options = []        # the query options (parameters, log_level, ...) of every query received
 
     def count(self, body: dict) -> str|None:
         "Count one query request; return the fault to apply (if any)."
@@ -185,6 +190,18 @@ async def fault_response(state: ServerState, fault: str|None):
     if fault == 'garbage': return Response(b'{"message": {"results": [ <html>oops', media_type='application/json')
     headers = {'Retry-After': f"{f.retry_after:g}"} if fault in ('429', '503') else {}
     return JSONResponse({'detail': f"injected fault {fault}"}, status_code=int(fault), headers=headers)
+
+# %% ../../nbs/14_translator.server.ipynb #6a6f4b45
+def trapi_check(state: ServerState, body: dict) -> JSONResponse|None:
+    "Record the query options of `body`; in TRAPI 2.0 mode, the 400/409 response they call for (None: fine)."
+    with state.lock: state.seen_options.append({k: body[k] for k in ('parameters', *QUERY_OPTIONS) if k in body})
+    if not state.trapi_version.startswith('2'): return None
+    if misplaced := [k for k in QUERY_OPTIONS if k in body]:
+        return JSONResponse({'status': 'BadRequest', 'description': f"TRAPI 2.0: {', '.join(misplaced)} belongs in Query.parameters"}, status_code=400)
+    t = (body.get('parameters') or {}).get('timeout') if isinstance(body.get('parameters'), dict) else None
+    if isinstance(t, (int, float)) and t < state.faults.min_timeout:
+        return JSONResponse({'status': 'TimeoutUnmeetable', 'description': f"cannot answer within {t:g} s (needs {state.faults.min_timeout:g} s)"}, status_code=409)
+    return None
 
 # %% ../../nbs/14_translator.server.ipynb #b986e26f
 def _answer(state: ServerState, body: dict) -> dict:
@@ -214,6 +231,7 @@ def make_app(state: ServerState):
     async def query(request: Request):
         body = await body_of(request)
         if (r := await fault_response(state, state.count(body))) is not None: return r
+        if (r := trapi_check(state, body)) is not None: return r
         try: return JSONResponse(_answer(state, body))
         except DataError as e: raise HTTPException(400, str(e))
 
@@ -236,18 +254,36 @@ def make_app(state: ServerState):
     _add_ars_routes(app, state, body_of)
     return app
 
+# %% ../../nbs/14_translator.server.ipynb #c9d2961f
+async def post_callback(state: ServerState, job_id: str, url: str, response: dict, attempts: int=2) -> int|None:
+    "POST `response` to a TRAPI callback URL, retrying once on failure; record the outcome in `state.callbacks`."
+    import requests
+    for i in range(1, attempts + 1):
+        try: code = (await asyncio.to_thread(requests.post, url, json=response, timeout=10)).status_code
+        except requests.RequestException: code = None
+        if code is not None and code < 500: break
+        if i < attempts: await asyncio.sleep(0.05)
+    with state.lock: state.callbacks.append({'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i})
+    return code
+
 # %% ../../nbs/14_translator.server.ipynb #0ec150a3
 def _add_async_routes(app, state: ServerState, body_of):
     async def run_job(job_id: str, body: dict):
+        cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
+        if cb and state.async_interim:
+            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': []})
         await asyncio.sleep(state.async_delay)
         job = state.jobs[job_id]
         try: job.update(status='Completed', response=_answer(state, body), description='done')
         except Exception as e: job.update(status='Failed', description=str(e))
+        if cb: await post_callback(state, job_id, cb, job['response'] if job['status'] == 'Completed' else
+                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': []})
 
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
         body = await body_of(request)
         if (r := await fault_response(state, state.count(body))) is not None: return r
+        if (r := trapi_check(state, body)) is not None: return r
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
         asyncio.get_running_loop().create_task(run_job(job_id, body))
@@ -256,6 +292,7 @@ def _add_async_routes(app, state: ServerState, body_of):
     @app.get('/asyncquery_status/{job_id}')
     async def status(job_id: str, request: Request):
         job = state.jobs.get(job_id)
+        with state.lock: state.status_polls += 1
         if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
         out = {'status': job['status'], 'description': job['description'], 'logs': []}
         if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
@@ -282,7 +319,7 @@ def _add_ars_routes(app, state: ServerState, body_of):
         children = {f"{pk}-{i}": (f"infores:{a}", m) for i, (a, m) in enumerate(zip(agents, (resp, rev)))}
         state.ars[pk] = {'t0': t0, 'children': children, 'merged': f"{pk}-merged", 'response': resp}
         for cpk, (_, m) in children.items(): state.ars[cpk] = {'t0': t0, 'message': m['message']}
-        state.ars[f"{pk}-merged"] = {'t0': t0, 'message': resp['message']}
+        state.ars[f"{pk}-merged"] = {'t0': t0, 'message': ars_merged(resp['message'], rev['message'])}
         return {'pk': pk}
 
     @app.get('/ars/api/messages/{pk}')
@@ -294,6 +331,14 @@ def _add_ars_routes(app, state: ServerState, body_of):
             return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'merged_version': m['merged'] if done else None},
                     'children': [{'message': c, 'actor': {'inforesid': a}, 'status': 'Done' if done else 'Running'} for c, (a, _) in m['children'].items()]}
         return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'data': {'message': m['message'] if done else {}}}}
+
+def ars_merged(a: dict, b: dict) -> dict:
+    "Merge two agents' answers to the same query (same results, same order): `sugeno` = mean score, `rank` by sugeno."
+    m = copy.deepcopy(a)
+    for ra, rb in zip(m['results'], b['results']):
+        ra['sugeno'] = round(np.mean([x['analyses'][0].get('score') or 0.0 for x in (ra, rb)]), 6)
+    for rank, i in enumerate(np.argsort([-r['sugeno'] for r in m['results']], kind='stable'), 1): m['results'][i]['rank'] = rank
+    return m
 
 # %% ../../nbs/14_translator.server.ipynb #36315b12
 class ReferenceServer:
