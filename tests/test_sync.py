@@ -41,3 +41,8 @@ def test_report_notebooks_keep_parameters_tag(repo_root):
         tagged = [c for c in nb.cells if 'parameters' in c.metadata.get('tags', [])]
         assert len(tagged) == 1, f"{nb_path.name}: needs exactly one cell tagged 'parameters'"
         assert 'output_dir' in tagged[0].source, f"{nb_path.name}: the parameters cell must declare output_dir"
+        import ast
+        from papermill.translators import PythonTranslator
+        assigned = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign) for t in node.targets}
+        parsed = {p.name for p in PythonTranslator.inspect(tagged[0])}
+        assert assigned <= parsed, f"{nb_path.name}: papermill cannot parse parameters {sorted(assigned - parsed)} (simplify their comments)"
