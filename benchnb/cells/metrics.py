@@ -165,19 +165,41 @@ def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Ne
     return Neighbors(I, D)
 
 # %% ../../nbs/20_cells.metrics.ipynb #d97e7739
+_FAST = {'reassoc', 'contract', 'nsz', 'arcp'}   # lets LLVM vectorise the sqrt loop and the sums (no NaN/inf can occur here)
+
+@njit(fastmath=_FAST, cache=_CACHE)
+def _row_distances(g, sq_j, xi, out):
+    "out[b] = ‖x_i − x_b‖ from a row of dot products (clamped at 0 before the square root)."
+    for b in range(len(g)): out[b] = math.sqrt(max(xi + sq_j[b] - 2.0 * g[b], 0.0))
+
+@njit(fastmath=_FAST, cache=_CACHE)
+def _add_into(acc, d):
+    for b in range(len(d)): acc[b] += d[b]
+
+@njit(fastmath=_FAST, cache=_CACHE)
+def _run_sum(d, lo, hi):
+    s = 0.0
+    for b in range(lo, hi): s += d[b]
+    return s
+
 @njit(parallel=True, cache=_CACHE)
-def _sil_tile(G, sq_i, sq_j, lab_i, lab_j, diag, S_i, colacc):
-    "Fused: dot products -> distances -> per-label sums of rows (S_i) and, off the diagonal, of columns (colacc, per thread)."
-    r, c = G.shape; nt = colacc.shape[0]
+def _sil_tile(G, sq_i, sq_j, lab_i, run_start, run_lab, diag, S_i, colacc):
+    """One tile of `label_distance_sums`, cells sorted by label so that the tile's columns come in label runs:
+    row sums per run go to `S_i`; off the diagonal, each row's distances are also added to its label's column
+    accumulator `colacc[thread, label_i, b]` (no scattered writes: every inner loop is a contiguous vector loop)."""
+    r, c = G.shape; nt = colacc.shape[0]; nr = len(run_lab)
     for t in prange(nt):
+        d = np.empty(c)
         for a in range(t * r // nt, (t + 1) * r // nt):
-            xi = sq_i[a]; la = lab_i[a]
-            for b in range(c):
-                if diag and a == b: continue          # the cell itself
-                d2 = xi + sq_j[b] - 2.0 * G[a, b]
-                d = math.sqrt(d2) if d2 > 0.0 else 0.0
-                S_i[a, lab_j[b]] += d
-                if not diag: colacc[t, b, la] += d
+            _row_distances(G[a], sq_j, sq_i[a], d)
+            if diag: d[a] = 0.0                     # the cell itself
+            else: _add_into(colacc[t, lab_i[a]], d)
+            for q in range(nr): S_i[a, run_lab[q]] += _run_sum(d, run_start[q], run_start[q + 1])
+
+def _label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Start offsets (+ end) and labels of the runs of equal values in sorted `codes`."
+    start = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [len(codes)]]).astype(np.int64)
+    return start, codes[start[:-1]].astype(np.int64)
 
 # %% ../../nbs/20_cells.metrics.ipynb #4af56fa6
 def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=None, dtype=None,
@@ -185,16 +207,18 @@ def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=Non
     "`S[i, l]` = sum of euclidean distances from cell i to the cells of label l (exact, tiled, fp64 sums)."
     n = len(X); L = int(n_labels or codes.max() + 1); dtype = _auto_dtype(dtype, n)
     if (device := _device(device)) != 'cpu': return _label_distance_sums_torch(X, codes, L, dtype, block, device)
-    Xc = (X - X.mean(0)).astype(dtype); sq = np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
-    S = np.zeros((n, L)); colacc = np.zeros((numba.get_num_threads(), min(block, n), L))
+    order = np.argsort(codes, kind='stable'); cs = np.ascontiguousarray(codes[order])
+    Xc = np.ascontiguousarray((X - X.mean(0))[order], dtype=dtype); sq = np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
+    S = np.zeros((n, L)); colacc = np.zeros((numba.get_num_threads(), L, min(block, n)))
     for i0 in range(0, n, block):
         ri = slice(i0, min(i0 + block, n))
         for j0 in range(i0, n, block):
-            rj = slice(j0, min(j0 + block, n)); c = rj.stop - j0
-            colacc[:, :c] = 0
-            _sil_tile(Xc[ri] @ Xc[rj].T, sq[ri], sq[rj], codes[ri], codes[rj], i0 == j0, S[ri], colacc[:, :c])
-            if i0 != j0: S[rj] += colacc[:, :c].sum(0)
-    return S
+            rj = slice(j0, min(j0 + block, n)); acc = colacc[:, :, :rj.stop - j0]
+            acc[:] = 0
+            _sil_tile(Xc[ri] @ Xc[rj].T, sq[ri], sq[rj], cs[ri], *_label_runs(cs[rj]), i0 == j0, S[ri], acc)
+            if i0 != j0: S[rj] += acc.sum(0).T
+    out = np.empty_like(S); out[order] = S
+    return out
 
 # %% ../../nbs/20_cells.metrics.ipynb #ab739562
 def _label_distance_sums_torch(X, codes, L, dtype, block, device):
@@ -224,7 +248,7 @@ def silhouette_from_sums(S: np.ndarray, codes: np.ndarray) -> np.ndarray:
     s[counts[codes] <= 1] = 0.0
     return np.nan_to_num(s)
 
-def silhouette_samples(X: Any, labels: Any, dtype=np.float64, device: str='cpu') -> np.ndarray:
+def silhouette_samples(X: Any, labels: Any, dtype=None, device: str='cpu') -> np.ndarray:
     "Per-cell euclidean silhouette (sklearn definition) without an n×n matrix."
     X = as_embedding(X); codes, cats = encode_labels(labels, len(X))
     return silhouette_from_sums(label_distance_sums(X, codes, len(cats), dtype=dtype, device=device), codes)
