@@ -19,12 +19,12 @@ from ..core import DataError, Registry, RegistryError, get_logger
 from ..results import MetricResult
 
 # %% auto #0
-__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'knn', 'label_distance_sums', 'silhouette_from_sums',
-           'silhouette_samples', 'silhouette_label', 'silhouette_batch_per_group', 'silhouette_batch',
-           'entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi', 'kbet', 'knn_adjacency',
-           'graph_connectivity', 'isolated_labels', 'umap_connectivities', 'leiden', 'sequential_alignment',
-           'MetricType', 'register_metric', 'compute_metric', 'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson',
-           'spearman', 'metric_result']
+__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'knn', 'approximate_knn', 'label_distance_sums',
+           'silhouette_from_sums', 'silhouette_samples', 'silhouette_label', 'silhouette_batch_per_group',
+           'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi', 'kbet',
+           'knn_adjacency', 'graph_connectivity', 'isolated_labels', 'umap_connectivities', 'leiden',
+           'sequential_alignment', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics',
+           'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
 
 # %% ../../nbs/20_cells.metrics.ipynb #9cfeb6fa
 log = get_logger('cells.metrics')
@@ -129,14 +129,20 @@ def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice) -> tuple[np.nda
     "Exact fp64 distances of candidate lists `I` for `rows`, re-sorted by (distance, index), self first."
     D = np.empty(I.shape); _exact_dists(X, I, rows.start, D)
     key = np.where(I == np.arange(rows.start, rows.start + len(I))[:, None], -1.0, D)
-    o = np.lexsort((I, key), axis=1)
-    return np.take_along_axis(I, o, 1), np.take_along_axis(D, o, 1)
+    o = np.argsort(key, axis=1)                                  # SIMD sort; rows with equal distances are
+    I, key = np.take_along_axis(I, o, 1), np.take_along_axis(key, o, 1)
+    tie = np.flatnonzero((np.diff(key, axis=1) == 0).any(1))    # re-sorted by (distance, index)
+    if len(tie):
+        o = np.lexsort((I[tie], key[tie]), axis=1); I[tie] = np.take_along_axis(I[tie], o, 1); key[tie] = np.take_along_axis(key[tie], o, 1)
+    return I, np.where(key < 0, 0.0, key)
 
 # %% ../../nbs/20_cells.metrics.ipynb #6f112e6b
-def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, device: str='cpu') -> Neighbors:
-    "Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch."
+def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, device: str='cpu', method: str='exact') -> Neighbors:
+    "Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch; `method='ann'`: NN-descent."
     X = as_embedding(X); n = len(X); dtype = _auto_dtype(dtype, n)
     if not 1 <= k <= n: raise DataError(f"k must be between 1 and the number of cells ({n})", field='k', value=k)
+    if method not in ('exact', 'ann'): raise DataError(f"unknown kNN method {method!r} (exact or ann)", field='knn', value=method)
+    if method == 'ann': return approximate_knn(X, k)
     if (device := _device(device)) != 'cpu': return _knn_torch(X, k, device, dtype, block_rows)
     Xc = (X - X.mean(0)).astype(dtype); sq = np.einsum('ij,ij->i', Xc, Xc).astype(np.float64)
     I = np.empty((n, k), np.int64); D = np.empty((n, k))
@@ -162,6 +168,25 @@ def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Ne
         d2[torch.arange(r, device=dev), torch.arange(i0, rows.stop, device=dev)] = -1.0
         idx = torch.topk(d2, k, dim=1, largest=False, sorted=True).indices.cpu().numpy()
         I[rows], D[rows] = _finish_neighbors(X, idx, rows)
+    return Neighbors(I, D)
+
+# %% ../../nbs/20_cells.metrics.ipynb #f498510e
+def approximate_knn(X: Any, k: int, seed: int=42, n_jobs: int=-1) -> Neighbors:
+    "Approximate k nearest neighbours (NN-descent), same contract as `knn`: self first, exact distances, sorted."
+    from pynndescent import NNDescent
+    X = as_embedding(X); n = len(X)
+    if not 1 <= k <= n: raise DataError(f"k must be between 1 and the number of cells ({n})", field='k', value=k)
+    if k == n: return knn(X, k)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        idx, _ = NNDescent(X.astype(np.float32), n_neighbors=k, random_state=seed, n_jobs=n_jobs).neighbor_graph
+    idx = np.asarray(idx, np.int64); own = np.arange(n)
+    miss = ~(idx == own[:, None]).any(1)                     # the cell itself must be in its own list...
+    idx[miss, -1] = own[miss]                                # ...replacing the farthest candidate
+    if (idx < 0).any():                                      # NN-descent leaves -1 when it found too few (degenerate data)
+        log.warning("approximate kNN incomplete (NN-descent found fewer than %d neighbours for some cells); using exact kNN", k)
+        return knn(X, k)
+    I, D = _finish_neighbors(X, idx, slice(0, n))
     return Neighbors(I, D)
 
 # %% ../../nbs/20_cells.metrics.ipynb #d97e7739

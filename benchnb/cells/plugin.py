@@ -48,12 +48,13 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
             seeds: Optional[str] = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed')."),
             aggregate: bool = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric."),
             extras: bool = typer.Option(False, '--extras', help="Add scIB metrics: ilisi, clisi, kbet, graph_connectivity, isolated_labels."),
+            knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells)."),
             out: Optional[Path] = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     from benchnb.cells.tasks import CellDataset, evaluate, evaluate_seeds
     bl = _split(baseline)
     if bad := [b for b in bl if b not in ('pca', 'expression')]: raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
-    data = CellDataset(read_h5ad(adata), name=str(adata))
+    data = CellDataset(read_h5ad(adata), name=str(adata), knn_method=knn_method)
     embs = [e for x in embedding for e in _split(x)]
     if seeds:
         try: seed_list = [int(s) for s in _split(seeds)]

@@ -43,10 +43,11 @@ EXPRESSION_BASELINE = 'baseline_expression'
 # %% ../../nbs/21_cells.tasks.ipynb #71a806a0
 class CellDataset:
     "An AnnData with its inputs (obs, organism, ...) and model outputs keyed by (model, DataType)."
-    def __init__(self, adata, name: str='dataset', organism: str|None=None, **inputs):
+    def __init__(self, adata, name: str='dataset', organism: str|None=None, knn_method: str='exact', **inputs):
         if adata.n_obs == 0 or adata.n_vars == 0 and not adata.obsm:
             raise DataError(f"AnnData is empty ({adata.n_obs} cells × {adata.n_vars} genes)", field=name)
-        self.adata, self.name, self.outputs, self._nbrs = adata, name, {}, {}
+        if knn_method not in ('exact', 'ann'): raise DataError(f"unknown kNN method {knn_method!r} (exact or ann)", field='knn', value=knn_method)
+        self.adata, self.name, self.outputs, self._nbrs, self.knn_method = adata, name, {}, {}, knn_method
         self.inputs = {DataType.METADATA: adata.obs, DataType.ANNDATA: adata, **({DataType.ORGANISM: organism} if organism else {}),
                        **{DataType(k): v for k, v in inputs.items()}}
     @property
@@ -98,11 +99,11 @@ def obs_column(self: CellDataset, key: str) -> np.ndarray:
 
 @patch
 def neighbors(self: CellDataset, model: str, k: int) -> Neighbors:
-    "Exact kNN of `model`'s embedding (self included), shared by all tasks; `k` is capped at the number of cells."
+    "kNN of `model`'s embedding (self included; exact unless `knn_method='ann'`), shared by all tasks; `k` capped at the number of cells."
     k = min(k, self.n_obs); nb = self._nbrs.get(model)
     if nb is None or nb.k < k:
-        t = time.perf_counter(); nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k)
-        log.info("kNN k=%d for %s: %.1f s", k, model, time.perf_counter() - t)
+        t = time.perf_counter(); nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method)
+        log.info("%s kNN k=%d for %s: %.1f s", self.knn_method, k, model, time.perf_counter() - t)
     return nb.head(k)
 
 # %% ../../nbs/21_cells.tasks.ipynb #9338441b
