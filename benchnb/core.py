@@ -8,7 +8,7 @@ import difflib, importlib, importlib.util, logging, os, pkgutil, random, sys
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
 from tqdm import tqdm

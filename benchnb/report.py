@@ -4,13 +4,13 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import html, json, os, shutil, tempfile, time
+import html, json, os, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
-from .runs import atomic_write, write_text
+from .runs import write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0

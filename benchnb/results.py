@@ -5,8 +5,8 @@
 # %% ../nbs/00a_results.ipynb #9e673890
 from __future__ import annotations
 import json
-from dataclasses import dataclass, field, asdict
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd

@@ -10,7 +10,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from .core import DataError, RunError, get_logger, package_versions
+from .core import RunError, package_versions
 
 # %% auto #0
 __all__ = ['atomic_write', 'write_text', 'write_bytes', 'write_json', 'write_npy', 'git_revision', 'now_iso', 'RunDir',

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, warnings
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pandas as pd

@@ -4,10 +4,9 @@
 
 # %% ../../nbs/21_cells.tasks.ipynb #3fb92b35
 from __future__ import annotations
-import os, time, warnings
+import time, warnings
 from enum import Enum
-from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,10 +14,8 @@ import scipy.sparse as sp
 from fastcore.basics import patch
 
 from ..core import DataError, Registry, get_logger, seed_everything
-from ..results import MetricResult, aggregate_results, results_table
-from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, metric_result, compute_metric,
-    silhouette_label, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet,
-    graph_connectivity, isolated_labels, silhouette_samples)
+from ..results import MetricResult, aggregate_results
+from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet, graph_connectivity, isolated_labels)
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',

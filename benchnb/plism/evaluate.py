@@ -4,9 +4,9 @@
 
 # %% ../../nbs/33_plism.evaluate.ipynb #4230637f
 from __future__ import annotations
-import hashlib, json, os, shutil, time
+import hashlib, json, os, time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -15,8 +15,7 @@ import benchnb
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, RunDir, atomic_write, write_json
-from .data import (CATEGORIES, PlismDataError, category_mask, features_path, find_feature_files, load_slide_features,
-                                n_tiles_label, pairs_table, parse_shard, read_features, shard_block, slide_pairs, parse_slide_id)
+from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label, pairs_table, parse_shard, read_features, shard_block, slide_pairs)
 from .kernel import l2_normalize, make_backend, twin_ranks
 
 # %% auto #0

@@ -4,10 +4,10 @@
 
 # %% ../../nbs/31_plism.extract.ipynb #61d6b47a
 from __future__ import annotations
-import contextlib, os, time
+import contextlib, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd

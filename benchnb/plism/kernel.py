@@ -7,11 +7,11 @@ from __future__ import annotations
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..core import ConfigError, DataError, RunError, get_logger
+from ..core import ConfigError, DataError, RunError
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',

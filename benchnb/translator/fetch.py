@@ -7,17 +7,17 @@ from __future__ import annotations
 import collections, concurrent.futures as cf, contextlib, email.utils, http.server, json, os, random, threading, time, uuid
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import requests
 from fastcore.basics import patch as fastcore_patch
 from requests.adapters import HTTPAdapter
 
-from ..core import DataError, RunError, get_logger, progress
+from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, new_run_id, write_json
 from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
 from .evaluate import LEDGER_FILE, extract_message
-from .queries import Query, build_queries, normalizer_from_nodenorm, uid_filename, uid_filenames, uid_from_filename
+from .queries import build_queries, normalizer_from_nodenorm, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
 __all__ = ['log', 'NOT_RETRIED', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason', 'retry_after_seconds',

@@ -4,9 +4,9 @@
 
 # %% ../../nbs/19_translator.cli.ipynb #593ce794
 from __future__ import annotations
-import contextlib, json, sys
+import contextlib, sys
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
 

@@ -6,12 +6,10 @@
 from __future__ import annotations
 import copy, hashlib, json, os, string
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote
 
-from ..core import DataError
-from .config import TranslatorConfig, TranslatorConfigError, load_config, read_json
+from .config import TranslatorConfig, TranslatorConfigError, read_json
 
 # %% auto #0
 __all__ = ['query_uid', 'uid_filename', 'uid_from_filename', 'uid_filenames', 'Query', 'build_queries', 'slot_curies',

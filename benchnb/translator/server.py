@@ -5,9 +5,9 @@
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
 import asyncio, collections, copy, csv, hashlib, io, json, os, random, threading, time, uuid
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
