@@ -47,4 +47,4 @@ def test_list_tasks_includes_newer_tasks():
     r = _benchnb('cells', 'list', 'tasks')
     assert r.returncode == 0, r.stderr
     names = [l.split('\t')[0] for l in r.stdout.splitlines()]
-    assert {'sequential', 'cross_species_label_prediction'} <= set(names)
+    assert {'sequential', 'cross_species_label_prediction', 'perturbation_expression'} <= set(names)
