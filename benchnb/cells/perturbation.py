@@ -11,7 +11,6 @@ import pandas as pd
 import scipy.sparse as sp
 from fastcore.basics import patch
 from scipy.stats import rankdata
-import warnings
 
 from ..core import DataError, get_logger
 from ..results import MetricResult
