@@ -41,3 +41,10 @@ def test_run_bad_column(h5ad):
     r = _benchnb('cells', 'run', h5ad, '--embedding', 'X_pca', '--labels', 'celltype')
     assert r.returncode == 1 and r.stdout == ''
     assert r.stderr.startswith("benchnb: error: field 'obs/celltype'") and r.stderr.count('\n') == 1
+
+
+def test_list_tasks_includes_newer_tasks():
+    r = _benchnb('cells', 'list', 'tasks')
+    assert r.returncode == 0, r.stderr
+    names = [l.split('\t')[0] for l in r.stdout.splitlines()]
+    assert {'sequential', 'cross_species_label_prediction', 'perturbation_expression'} <= set(names)

@@ -73,7 +73,7 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     "List the registered tasks or metrics."
     from benchnb.cells.tasks import tasks
     from benchnb.cells.metrics import metrics
-    import benchnb.cells.perturbation   # registers the perturbation task
+    import benchnb.cells.perturbation, benchnb.cells.newer_tasks   # register the perturbation and newer tasks
     if what == 'tasks':
         for n in tasks.names(): typer.echo(f"{n}\t{tasks.entry(n).meta.get('description', '')}")
     elif what == 'metrics':
