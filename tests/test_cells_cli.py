@@ -18,6 +18,7 @@ def h5ad(tmp_path_factory):
     pb = sc.datasets.pbmc68k_reduced()
     a = ad.AnnData(np.expm1(pb.raw.X.toarray()), obs=pb.obs[['bulk_labels', 'phase']].copy(), var=pb.raw.var.copy())
     a.obsm['X_pca'] = pb.obsm['X_pca']
+    a.obs['stage'] = np.digitize(pb.obsm['X_pca'][:, 0], np.quantile(pb.obsm['X_pca'][:, 0], [0.2, 0.4, 0.6, 0.8]))   # a 'time' along PC 1
     p = tmp_path_factory.mktemp('cells') / 'pbmc.h5ad'; a.write_h5ad(p)
     return p
 
@@ -35,6 +36,16 @@ def test_run_contract(h5ad, tmp_path):
         ('X_pca', 'entropy_per_cell'), ('X_pca', 'batch_silhouette'),
         ('baseline_pca', 'entropy_per_cell'), ('baseline_pca', 'batch_silhouette')]
     assert all(0 <= x['value'] <= 1 for x in rows)
+
+
+def test_run_sequential_and_knn_option(h5ad):
+    r = _benchnb('cells', 'run', h5ad, '--embedding', 'X_pca', '--labels', 'stage', '--tasks', 'sequential')
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert [x['metric'] for x in rows] == ['silhouette_score', 'sequential_alignment']
+    assert rows[1]['value'] > 0.5            # the stages follow PC 1, so PCA neighbours share them
+    r = _benchnb('cells', 'run', h5ad, '--embedding', 'X_pca', '--labels', 'bulk_labels', '--knn', 'hnsw')
+    assert r.returncode == 1 and "unknown kNN method 'hnsw'" in r.stderr
 
 
 def test_run_bad_column(h5ad):

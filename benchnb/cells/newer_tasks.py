@@ -13,76 +13,16 @@ from fastcore.basics import patch
 
 from ..core import DataError, get_logger
 from ..results import MetricResult
-from .metrics import MetricType, Neighbors, as_embedding, knn, metric_result, compute_metric
+from .metrics import (MetricType, Neighbors, as_embedding, knn, metric_result, compute_metric,
+    time_labels, sequential_alignment_score)
 from .tasks import BaseTask, CellDataset, DataType, tasks, fold_scores
 
 # %% auto #0
-__all__ = ['log', 'AGGREGATIONS', 'time_labels', 'random_sequential_distance', 'adaptive_k_values', 'sequential_alignment_score',
-           'SequentialOrganizationTask', 'aggregate_cells_to_samples', 'make_cross_species_classifiers',
+__all__ = ['log', 'AGGREGATIONS', 'SequentialOrganizationTask', 'aggregate_cells_to_samples', 'make_cross_species_classifiers',
            'CrossSpeciesLabelPredictionTask']
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #b142d9a0
 log = get_logger('cells.newer_tasks')
-
-def time_labels(labels: Any, field: str='time_labels') -> np.ndarray:
-    "Sequential labels as float64; `DataError` naming `field` if they are not numeric (upstream refuses strings)."
-    y = np.asarray(labels)
-    try: y = y.astype(np.float64)
-    except (TypeError, ValueError): raise DataError(f"time labels must be numeric or numeric strings, got dtype {y.dtype} (e.g. {y.ravel()[:3].tolist()})", field=field) from None
-    if not np.isfinite(y).all(): raise DataError(f"{int((~np.isfinite(y)).sum())} missing/infinite time label(s)", field=field)
-    return y
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #474867f0
-def _distinct_rows(rng: np.random.Generator, m: int, n: int, k: int) -> np.ndarray:
-    "m rows of k distinct integers in [0, n)."
-    if k * k > n: return np.stack([rng.choice(n, k, replace=False) for _ in range(m)]) if m else np.empty((0, k), np.int64)
-    out = rng.integers(0, n, (m, k)); bad = np.arange(m)
-    while len(bad):
-        s = np.sort(out[bad], 1); bad = bad[(s[:, 1:] == s[:, :-1]).any(1)]
-        out[bad] = rng.integers(0, n, (len(bad), k))
-    return out
-
-def random_sequential_distance(labels: Any, k: int, seed: int=42, rng=None) -> float:
-    "Mean |y_i − y_j| over k distinct random j ≠ i for min(10000, 10n) random i (upstream's random baseline)."
-    y = time_labels(labels); n = len(y)
-    if len(np.unique(y)) == 1: return 0.0
-    k = max(1, min(k, n - 1)); m = min(10000, 10 * n)
-    if isinstance(rng, np.random.RandomState): return float(np.mean([_legacy_draw(y, k, rng) for _ in range(m)]))
-    rng = np.random.default_rng(seed) if rng is None else rng
-    i = rng.integers(0, n, m)
-    if k == n - 1: return float(np.mean(np.abs(y[i, None] - y[None, :]).sum(1) / k))
-    j = _distinct_rows(rng, m, n - 1, k); j += j >= i[:, None]
-    return float(np.mean(np.abs(y[i, None] - y[j]).mean(1)))
-
-def _legacy_draw(y, k, rs):
-    n = len(y); i = rs.randint(0, n)
-    if k == n - 1: nb = np.delete(np.arange(n), i)
-    else: c = rs.choice(n - 1, size=k, replace=False); nb = c + (c >= i).astype(int)
-    return np.mean(np.abs(y[i] - y[nb]))
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #acc2e311
-def adaptive_k_values(X: np.ndarray, base_k: int, nbrs: Neighbors|None=None) -> np.ndarray:
-    "Upstream `_compute_adaptive_k`: k scaled by 0.5…2 with local sparsity, clipped to [3, min(50, n/2)]."
-    n = len(X); density_k = max(2, int(min(30, max(2, base_k * 3, n // 4), max(1, n - 1))))
-    r = (nbrs if nbrs is not None and nbrs.k >= density_k else knn(X, density_k)).distances[:, density_k - 1]
-    dens = 1 / (r + 1e-10); lo, hi = np.percentile(dens, [10, 90])
-    kv = np.round(base_k * (0.5 + 1.5 * (1 - np.clip((dens - lo) / (hi - lo + 1e-10), 0, 1)))).astype(int)
-    return np.full_like(kv, 3) if min(50, n // 2) < 3 else np.clip(kv, 3, min(50, n // 2))
-
-def sequential_alignment_score(X: Any, labels: Any, k: int=15, normalize: bool=True, adaptive_k: bool=False,
-                               seed: int=42, rng=None, nbrs: Neighbors|None=None) -> float:
-    "clip(1 − d_kNN/d_random, 0, 1): how much closer in time embedding neighbours are than random cells."
-    X = as_embedding(X); y = time_labels(labels)
-    if len(y) != len(X): raise DataError(f"{len(y)} time labels but {len(X)} cells", field='time_labels')
-    if len(X) < k + 1: raise DataError(f"need at least k + 1 = {k + 1} cells for k = {k}, got {len(X)}", field='k', value=k)
-    if len(np.unique(y)) == 1: return 1.0 if normalize else 0.0
-    kv = adaptive_k_values(X, k, nbrs) if adaptive_k else np.full(len(X), k)
-    kmax = int(kv.max()); nb = nbrs if nbrs is not None and nbrs.k >= kmax + 1 else knn(X, kmax + 1)
-    use = np.arange(kmax)[None, :] < kv[:, None]
-    d = float(np.mean((np.abs(y[:, None] - y[nb.indices[:, 1:kmax + 1]]) * use).sum(1) / kv))
-    if not normalize: return d
-    base = random_sequential_distance(y, k, seed, rng)
-    return float(np.clip(1 - d / base, 0, 1)) if base > 0 else 1.0
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #9ae0cbdd
 class SequentialOrganizationTask(BaseTask):

@@ -52,6 +52,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
             out: Optional[Path] = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     from benchnb.cells.tasks import CellDataset, evaluate, evaluate_seeds
+    import benchnb.cells.newer_tasks   # registers the sequential task (usable with --tasks sequential --labels TIME_COL)
     bl = _split(baseline)
     if bad := [b for b in bl if b not in ('pca', 'expression')]: raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
     data = CellDataset(read_h5ad(adata), name=str(adata), knn_method=knn_method)
