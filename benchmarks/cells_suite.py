@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1])); sys.path.insert(0, str(Path(__file__).resolve().parent))
 warnings.filterwarnings('ignore')
 
 
@@ -37,20 +37,7 @@ def make_embedding(n: int, d: int = 50, n_labels: int = 15, n_batches: int = 4, 
     return X, np.array([f"type{l:02d}" for l in labels]), np.array([f"batch{b}" for b in batches])
 
 
-def _rss() -> int:
-    with open('/proc/self/statm') as f: return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-
-
-def measure(fn):
-    "(result, seconds, peak RSS growth in MB) of fn()."
-    base, peak, stop = _rss(), [0], threading.Event()
-    def watch():
-        while not stop.is_set(): peak[0] = max(peak[0], _rss() - base); time.sleep(0.02)
-    t = threading.Thread(target=watch, daemon=True); t.start()
-    t0 = time.perf_counter()
-    try: res = fn()
-    finally: stop.set(); t.join()
-    return res, time.perf_counter() - t0, max(peak[0], _rss() - base) / 2**20
+from czbenchmarks_runner import measure   # (result, seconds, peak RSS growth in MB); shared with the upstream runner
 
 
 # --- ours --------------------------------------------------------------------------------------------
