@@ -111,7 +111,7 @@ class Neighbors:
     def head(self, k: int) -> 'Neighbors':
         "The `k` nearest (a prefix of the sorted lists)."
         if k > self.k: raise DataError(f"only {self.k} neighbours were computed, {k} requested", field='k', value=k)
-        return Neighbors(self.indices[:, :k], self.distances[:, :k])
+        return Neighbors(np.ascontiguousarray(self.indices[:, :k]), np.ascontiguousarray(self.distances[:, :k]))   # contiguous: numba consumers (UMAP) run at full speed
     def __repr__(self): return f"Neighbors(n={self.n}, k={self.k})"
 
 # %% ../../nbs/20_cells.metrics.ipynb #6f95a824
@@ -235,12 +235,11 @@ def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=Non
     if (device := _device(device)) != 'cpu': return _label_distance_sums_torch(X, codes, L, dtype, block, device)
     order = np.argsort(codes, kind='stable'); cs = np.ascontiguousarray(codes[order])
     Xc = np.ascontiguousarray((X - X.mean(0))[order], dtype=dtype); sq = np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
-    S = np.zeros((n, L)); colacc = np.zeros((numba.get_num_threads(), L, min(block, n)))
+    S = np.zeros((n, L)); nt = numba.get_num_threads()
     for i0 in range(0, n, block):
         ri = slice(i0, min(i0 + block, n))
         for j0 in range(i0, n, block):
-            rj = slice(j0, min(j0 + block, n)); acc = colacc[:, :, :rj.stop - j0]
-            acc[:] = 0
+            rj = slice(j0, min(j0 + block, n)); acc = np.zeros((nt, L, rj.stop - j0))   # contiguous: one compiled signature
             _sil_tile(Xc[ri] @ Xc[rj].T, sq[ri], sq[rj], cs[ri], *_label_runs(cs[rj]), i0 == j0, S[ri], acc)
             if i0 != j0: S[rj] += acc.sum(0).T
     out = np.empty_like(S); out[order] = S
