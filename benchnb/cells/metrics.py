@@ -19,13 +19,13 @@ from ..core import DataError, Registry, RegistryError, get_logger
 from ..results import MetricResult
 
 # %% auto #0
-__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'knn', 'approximate_knn', 'label_distance_sums',
-           'silhouette_from_sums', 'silhouette_samples', 'silhouette_label', 'silhouette_batch_per_group',
-           'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi', 'kbet',
-           'knn_adjacency', 'graph_connectivity', 'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels',
-           'random_sequential_distance', 'adaptive_k_values', 'sequential_alignment_score', 'MetricType',
-           'register_metric', 'compute_metric', 'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson', 'spearman',
-           'metric_result']
+__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
+           'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
+           'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
+           'lisi_values', 'ilisi', 'clisi', 'kbet', 'knn_adjacency', 'graph_connectivity', 'isolated_labels',
+           'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance', 'adaptive_k_values',
+           'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics',
+           'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
 
 # %% ../../nbs/20_cells.metrics.ipynb #9cfeb6fa
 log = get_logger('cells.metrics')
@@ -138,12 +138,16 @@ def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice) -> tuple[np.nda
     return I, np.where(key < 0, 0.0, key)
 
 # %% ../../nbs/20_cells.metrics.ipynb #6f112e6b
+def check_knn_method(method: str) -> str:
+    "`method` if it is a known neighbour search ('exact' or 'ann'), else a `DataError` naming it."
+    if method not in ('exact', 'ann'): raise DataError(f"unknown kNN method {method!r} (exact or ann)", field='knn', value=method)
+    return method
+
 def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, device: str='cpu', method: str='exact') -> Neighbors:
     "Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch; `method='ann'`: NN-descent."
     X = as_embedding(X); n = len(X); dtype = _auto_dtype(dtype, n)
     if not 1 <= k <= n: raise DataError(f"k must be between 1 and the number of cells ({n})", field='k', value=k)
-    if method not in ('exact', 'ann'): raise DataError(f"unknown kNN method {method!r} (exact or ann)", field='knn', value=method)
-    if method == 'ann': return approximate_knn(X, k)
+    if check_knn_method(method) == 'ann': return approximate_knn(X, k)
     if (device := _device(device)) != 'cpu': return _knn_torch(X, k, device, dtype, block_rows)
     Xc = (X - X.mean(0)).astype(dtype); sq = np.einsum('ij,ij->i', Xc, Xc).astype(np.float64)
     I = np.empty((n, k), np.int64); D = np.empty((n, k))

@@ -4,8 +4,7 @@
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #79515e1b
 from __future__ import annotations
-import warnings
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -13,9 +12,9 @@ from fastcore.basics import patch
 
 from ..core import DataError, get_logger
 from ..results import MetricResult
-from .metrics import (MetricType, Neighbors, as_embedding, knn, metric_result, compute_metric,
-    time_labels, sequential_alignment_score)
-from .tasks import BaseTask, CellDataset, DataType, tasks, fold_scores
+from .metrics import (MetricType, as_embedding, metric_result, compute_metric, time_labels,
+    sequential_alignment_score)
+from .tasks import BaseTask, CellDataset, DataType, tasks, fold_scores, run_fold_jobs
 
 # %% auto #0
 __all__ = ['log', 'AGGREGATIONS', 'SequentialOrganizationTask', 'aggregate_cells_to_samples', 'make_cross_species_classifiers',
@@ -126,7 +125,6 @@ def _score_job(sa, sb, n, i, clf, X, y, tr, te, binary) -> dict:
 @patch
 def _run_task(self: CrossSpeciesLabelPredictionTask, data: list[CellDataset], model: str):
     import itertools
-    from joblib import Parallel, delayed
     if len(data) < 2: raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets', value=len(data))
     species = [str(d.get_input(DataType.ORGANISM)) for d in data]
     if len(set(species)) < len(species): raise DataError(f"species must differ between datasets, got {species}", field='organism')
@@ -135,11 +133,9 @@ def _run_task(self: CrossSpeciesLabelPredictionTask, data: list[CellDataset], mo
         log.warning("aggregation %r needs sample ids but no sample column was given: not aggregating (aggregation='none')", agg); agg = 'none'
     prep = [self._species_data(d, model, agg) for d in data]
     jobs = [j for A, B in itertools.product(prep, prep) for j in self._jobs(A, B)]
-    # Forests one after another on all cores, the cheap lr/knn fits in a thread pool (as label prediction; no process pool).
-    rows = {k: _score_job(*j[:4], j[4].set_params(rf__n_jobs=self.n_jobs), *j[5:]) for k, j in enumerate(jobs) if j[2] == 'rf'}
-    rest = [k for k, j in enumerate(jobs) if j[2] != 'rf']
-    rows.update(zip(rest, Parallel(n_jobs=self.n_jobs, prefer='threads')(delayed(_score_job)(*jobs[k]) for k in rest)))
-    self.results = pd.DataFrame([rows[k] for k in range(len(jobs))])
+    # scheduled as label prediction: forests one by one on all cores, lr/knn fits in threads
+    rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(*j[:4], clf, *j[5:])) for j in jobs], self.n_jobs)
+    self.results = pd.DataFrame(rows)
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #e03fad72
 _CV_TYPES = dict(accuracy=MetricType.MEAN_FOLD_ACCURACY, f1=MetricType.MEAN_FOLD_F1_SCORE, precision=MetricType.MEAN_FOLD_PRECISION,

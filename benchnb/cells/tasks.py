@@ -5,6 +5,7 @@
 # %% ../../nbs/21_cells.tasks.ipynb #3fb92b35
 from __future__ import annotations
 import time, warnings
+from functools import partial
 from enum import Enum
 from typing import Sequence
 
@@ -15,13 +16,14 @@ from fastcore.basics import patch
 
 from ..core import DataError, Registry, get_logger, seed_everything
 from ..results import MetricResult, aggregate_results
-from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet, graph_connectivity, isolated_labels)
+from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method, metric_result, compute_metric,
+    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet, graph_connectivity, isolated_labels)
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
            'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores',
-           'filter_minimum_class', 'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'CrossSpeciesIntegrationTask',
-           'make_task', 'evaluate', 'evaluate_seeds']
+           'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask', 'BatchIntegrationTask',
+           'CrossSpeciesIntegrationTask', 'make_task', 'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #28f55867
 log = get_logger('cells.tasks')
@@ -43,8 +45,7 @@ class CellDataset:
     def __init__(self, adata, name: str='dataset', organism: str|None=None, knn_method: str='exact', **inputs):
         if adata.n_obs == 0 or adata.n_vars == 0 and not adata.obsm:
             raise DataError(f"AnnData is empty ({adata.n_obs} cells × {adata.n_vars} genes)", field=name)
-        if knn_method not in ('exact', 'ann'): raise DataError(f"unknown kNN method {knn_method!r} (exact or ann)", field='knn', value=knn_method)
-        self.adata, self.name, self.outputs, self._nbrs, self.knn_method = adata, name, {}, {}, knn_method
+        self.adata, self.name, self.outputs, self._nbrs, self.knn_method = adata, name, {}, {}, check_knn_method(knn_method)
         self.inputs = {DataType.METADATA: adata.obs, DataType.ANNDATA: adata, **({DataType.ORGANISM: organism} if organism else {}),
                        **{DataType(k): v for k, v in inputs.items()}}
     @property
@@ -214,6 +215,15 @@ def fold_scores(clf, X, y, train, test, binary: bool) -> dict:
                 'precision': precision_score(y[test], pred, average=avg), 'recall': recall_score(y[test], pred, average=avg),
                 'auroc': roc_auc_score(y[test], proba[:, 1]) if binary else roc_auc_score(y[test], proba, average='macro', multi_class='ovr')}
 
+# %% ../../nbs/21_cells.tasks.ipynb #a0ff3b4f
+def run_fold_jobs(jobs: Sequence[tuple], n_jobs: int|None=-1) -> list:
+    "Run `fit_score(clf)` for each (classifier name, clf, fit_score): forests ('rf') one by one on all cores, the rest in threads."
+    from joblib import Parallel, delayed
+    out = {k: f(clf.set_params(rf__n_jobs=n_jobs)) for k, (name, clf, f) in enumerate(jobs) if name == 'rf'}
+    rest = [k for k, (name, *_) in enumerate(jobs) if name != 'rf']
+    out.update(zip(rest, Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)))
+    return [out[k] for k in range(len(jobs))]
+
 # %% ../../nbs/21_cells.tasks.ipynb #10e5e114
 def filter_minimum_class(X: np.ndarray, labels: np.ndarray, min_class_size: int=10, field: str='labels') -> tuple[np.ndarray, np.ndarray]:
     "Drop cells of classes with fewer than `min_class_size` cells; need ≥ 2 classes left."
@@ -232,22 +242,14 @@ class MetadataLabelPredictionTask(BaseTask):
 # %% ../../nbs/21_cells.tasks.ipynb #53ffff4d
 @patch
 def _run_task(self: MetadataLabelPredictionTask, data: CellDataset, model: str):
-    from joblib import Parallel, delayed
     from sklearn.model_selection import StratifiedKFold
     X, labels = filter_minimum_class(data.get_output(model, DataType.EMBEDDING), data.obs_column(self.label_key),
                                      self.min_class_size, f"obs/{self.label_key}")
     y = pd.Categorical(labels.astype(str)).codes; binary = len(np.unique(y)) == 2
     folds = list(StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed).split(X, y))
     jobs = [(name, i, clf, tr, te) for name, clf in make_classifiers(self.random_seed).items() for i, (tr, te) in enumerate(folds)]
-    # The forests dominate (5 × 100 trees): each one grows its trees on all cores in turn (the trees do not
-    # depend on n_jobs), then the cheap lr/knn folds share a thread pool — no core idles behind a last forest.
-    # Threads, not processes: sklearn's tree, kNN and BLAS code release the GIL, nothing is copied, and no
-    # worker pool outlives the call (an idle loky pool delays the exit of its parent by its 300 s timeout).
-    scores = {(n, i): fold_scores(clf.set_params(rf__n_jobs=self.n_jobs), X, y, tr, te, binary) for n, i, clf, tr, te in jobs if n == 'rf'}
-    rest = [j for j in jobs if j[0] != 'rf']
-    scores.update(zip([(n, i) for n, i, *_ in rest], Parallel(n_jobs=self.n_jobs, prefer='threads')(
-        delayed(fold_scores)(clf, X, y, tr, te, binary) for _, _, clf, tr, te in rest)))
-    self.results = pd.DataFrame([{'classifier': n, 'split': i, **scores[(n, i)]} for n, i, *_ in jobs])
+    scores = run_fold_jobs([(n, clf, partial(fold_scores, X=X, y=y, train=tr, test=te, binary=binary)) for n, i, clf, tr, te in jobs], self.n_jobs)
+    self.results = pd.DataFrame([{'classifier': n, 'split': i, **s} for (n, i, *_), s in zip(jobs, scores)])
 
 @patch
 def _compute_metrics(self: MetadataLabelPredictionTask) -> list[MetricResult]:

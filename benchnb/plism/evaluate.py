@@ -15,7 +15,8 @@ import benchnb
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, RunDir, atomic_write, write_json
-from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label, pairs_table, parse_shard, read_features, shard_block, slide_pairs)
+from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label,
+    pairs_table, parse_shard, read_features, shard_block, slide_pairs)
 from .kernel import l2_normalize, make_backend, twin_ranks
 
 # %% auto #0
