@@ -30,8 +30,11 @@ test: install chromium  ## notebook tests, pytest (CLI, reports, packaging, expo
 	BENCHNB_PROGRESS=0 $(BIN)/nbdev_test --n_workers 2 --do_print --timing
 	BENCHNB_PROGRESS=0 $(BIN)/pytest -q tests
 
-demo: install  ## run every family's report on demo data into reports/out/ (+ index.html)
+demo: install  ## every family's report on demo data, the example sweep on Dask and its leaderboard report, into reports/out/
+	$(BIN)/benchnb sweep example --out reports/out/sweep/plan.yaml
+	$(BIN)/benchnb sweep run reports/out/sweep/plan.yaml --results reports/out/sweep/results
 	$(BIN)/benchnb demo --out reports/out
+	$(BIN)/benchnb report leaderboard -p results=$(CURDIR)/reports/out/sweep/results -o reports/out
 
 docs: install  ## build the static docs site into _site/ (and README.md from nbs/index.ipynb)
 	$(PY) tools/build_docs.py

@@ -57,7 +57,7 @@ def main(argv=None):
     ap.add_argument('--out', default=None)
     a = ap.parse_args(argv)
     os.environ.setdefault('BENCHNB_PROGRESS', '0')
-    d = Path(tempfile.mkdtemp(prefix='sweep-bench-'))
+    d, load0 = Path(tempfile.mkdtemp(prefix='sweep-bench-')), os.getloadavg()
     n, s = a.units, a.seconds
     over = sweep(d, 'sleep', n, s, 1)
     work = n * s
@@ -67,7 +67,7 @@ def main(argv=None):
     echo['ms_per_unit'] = round(1000 * echo['sweep_s'] / n, 2)
     t1, t2 = sweep(d, 'spin', n, s, 1), sweep(d, 'spin', n, s, 2)
     for t in (t1, t2): t['units_per_s'] = round(n / t['sweep_s'], 2)
-    out = {'cores': os.cpu_count(), 'load_avg_at_start': os.getloadavg(), 'overhead': over, 'zero_work': echo,
+    out = {'cores': os.cpu_count(), 'load_avg_at_start': load0, 'overhead': over, 'zero_work': echo,
            'db_record_unit_ms': round(db_only(d, n), 2), 'throughput': [t1, t2], 'speedup_2_vs_1': round(t1['sweep_s'] / t2['sweep_s'], 2),
            'load_avg_at_end': os.getloadavg()}
     text = json.dumps(out, indent=2)
