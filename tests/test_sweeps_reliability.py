@@ -114,3 +114,22 @@ def test_bad_plan_is_one_clear_line(tmp_path):
         assert lines[0] == (f"benchnb: error: {plan}:5: field 'units[0].optoins': value 'optoins': unknown field (did you mean 'options'?); "
                             "known: family, dataset, model, task, seeds, options, resources"), lines[0]
     assert not (tmp_path/'res'/'results.duckdb').exists()
+
+
+def test_ctrl_c_stops_with_130_and_rerun_resumes(tmp_path):
+    markers = tmp_path/'markers'
+    plan = sleep_plan(tmp_path/'plan.yaml', 6, 1.0, markers)
+    p = start('sweep', 'run', plan, '--results', tmp_path/'res', '--workers', 2)
+    try:
+        wait_for(lambda: markers.exists() and len(list(markers.glob('*.end'))) >= 1, what='a unit to finish')
+        time.sleep(0.3)
+        os.kill(p.pid, signal.SIGINT)
+    except BaseException: _killpg(p); raise
+    code, out, err = finish(p, timeout=60)
+    assert code == 130, err
+    units, _, runs = db_tables(tmp_path/'res')
+    assert runs.status.tolist() == ['interrupted'] and len(units) < 6
+    code, out, err = finish(start('sweep', 'run', plan, '--results', tmp_path/'res', '--workers', 2))
+    assert code == 0, err
+    units, metrics, _ = db_tables(tmp_path/'res')
+    assert len(units) == 6 and units.unit_id.is_unique and len(metrics) == 12
