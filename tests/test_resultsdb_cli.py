@@ -104,7 +104,7 @@ def test_leaderboards_and_export(runs, tmp_path):
     from benchnb.resultsdb.db import ResultsDB
     with ResultsDB(db, read_only=True) as rdb: n = len(rdb.metrics())
     import duckdb
-    assert duckdb.sql(f"SELECT count(*) FROM '{tmp_path/'pq'/'metrics.parquet'}'").fetchone()[0] == n
+    assert duckdb.connect().execute(f"SELECT count(*) FROM '{tmp_path/'pq'/'metrics.parquet'}'").fetchone()[0] == n
 
 
 def test_errors_are_one_line(runs, tmp_path):
