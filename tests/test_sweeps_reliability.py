@@ -133,3 +133,17 @@ def test_ctrl_c_stops_with_130_and_rerun_resumes(tmp_path):
     assert code == 0, err
     units, metrics, _ = db_tables(tmp_path/'res')
     assert len(units) == 6 and units.unit_id.is_unique and len(metrics) == 12
+
+
+def test_runs_on_an_existing_scheduler(tmp_path):
+    from distributed import LocalCluster
+    plan = tmp_path/'plan.yaml'
+    plan.write_text("units:\n  - {family: test, task: echo, seeds: [5, 6]}\n")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, protocol='tcp://', dashboard_address=None) as lc:
+        code, out, err = finish(start('sweep', 'run', plan, '--results', tmp_path/'res', '--scheduler', lc.scheduler_address))
+        assert code == 0, err
+        assert '2 done, 0 failed' in out
+    units, metrics, runs = db_tables(tmp_path/'res')
+    assert sorted(metrics[metrics.metric == 'seed'].value) == [5.0, 6.0]
+    assert runs.manifest.item()['scheduler'] == lc.scheduler_address
+    assert all(w.startswith('tcp://') for w in units.worker)                 # ran on that cluster's worker
