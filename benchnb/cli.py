@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import os, sys, traceback
+import os, signal, sys, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 
@@ -92,5 +92,8 @@ def main(argv: list[str]|None=None) -> int:
         if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
         _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
         return EXIT_ERROR
-    if code == EXIT_INTERRUPTED: _say("interrupted; finished work is kept, rerun the same command to resume")
+    if code == EXIT_INTERRUPTED:
+        if argv is None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)    # the console command is ending: more Ctrl-C must not break the exit
+        _say("interrupted; finished work is kept, rerun the same command to resume")
     return code
