@@ -88,7 +88,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
     typer.echo(json.dumps(rows, indent=2))
 
 # %% ../../nbs/29_cells.cli.ipynb #f6ae539c
-@cli.command('list')
+@cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
 def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     "List the registered tasks or metrics."
     from benchnb.cells.tasks import tasks
