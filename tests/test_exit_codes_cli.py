@@ -143,3 +143,22 @@ def test_data_tsv_not_utf8_one_line(tmp_path):
     tsv.write_bytes(tsv.read_bytes().replace(b'\n', ' caf\xe9\n'.encode('latin-1'), 1))
     r = benchnb('translator', 'list', '--config', cfg)
     assert r.returncode == 1 and one_error_line(r.stderr).startswith(f"benchnb: error: {tsv}: not UTF-8 text (byte 0xe9"), r.stderr
+
+def test_ctrl_c_stops_plism_evaluate(tmp_path):
+    import numpy as np
+    from benchnb.plism.data import features_path, slide_id, write_features
+    ids = [slide_id(st, sc) for st in ('GM', 'GV', 'KR', 'MY') for sc in ('P', 'SQ')]   # 28 pairs
+    rng, n = np.random.default_rng(0), 3000
+    coords = np.array([[16, i, 0] for i in range(n)], np.float32)
+    for s in ids: write_features(features_path(tmp_path/'f', 'toy', s), coords, rng.normal(size=(n, 32)).astype(np.float32))
+    p = popen('plism', 'evaluate', '--extractor', 'toy', '--features-dir', tmp_path/'f', '--metrics-dir', tmp_path/'m', '--n-tiles', 'all', '--workers', '2')
+    t0 = time.time()
+    while not list((tmp_path/'m').rglob('shard-0-of-1.jsonl')) or not next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text():
+        assert time.time() - t0 < 120 and p.poll() is None, p.communicate()
+        time.sleep(0.05)
+    t0 = time.time(); p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and time.time() - t0 < 3, (time.time() - t0, err)
+    assert err.strip().splitlines()[-1].startswith('benchnb: interrupted') and 'Traceback' not in err
+    ledger = next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text().splitlines()
+    assert 1 <= len(ledger) < 28 and not (tmp_path/'m'/f'{n}_tiles'/'toy'/'metrics.csv').exists()
