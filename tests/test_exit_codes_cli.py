@@ -162,3 +162,20 @@ def test_ctrl_c_stops_plism_evaluate(tmp_path):
     assert err.strip().splitlines()[-1].startswith('benchnb: interrupted') and 'Traceback' not in err
     ledger = next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text().splitlines()
     assert 1 <= len(ledger) < 28 and not (tmp_path/'m'/f'{n}_tiles'/'toy'/'metrics.csv').exists()
+
+def test_written_files_respect_the_umask(tmp_path):
+    "Atomically written outputs get 0666 less the umask (mkstemp's 0600 used to survive the rename)."
+    from benchnb.translator.config import load_config
+    from benchnb.translator.queries import build_queries
+    qs = build_queries(load_config(), 'DrugCentral_subset')
+    hit = lambda q: {'node_bindings': {s: [{'id': c}] for s, c in q.relevant[0]}, 'analyses': [{'resource_id': 'infores:x', 'edge_bindings': {}, 'score': 1.0}]}
+    (tmp_path/'r.json').write_text(json.dumps({q.uid: {'message': {'results': [hit(q)]}} for q in qs}))
+    modes = {}
+    for mask in (0o022, 0o077):
+        out = tmp_path/f'out-{mask:o}'
+        p = subprocess.run(CMD + ['translator', 'evaluate', 'DrugCentral_subset', str(tmp_path/'r.json'), '--no-normalize', '--k', '5', '--out', str(out)],
+                           env=ENV, cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=lambda m=mask: os.umask(m))
+        assert p.returncode == 0, p.stderr
+        modes[mask] = {f.name: oct(f.stat().st_mode & 0o777) for f in out.iterdir()}
+    assert modes[0o022] == {'output.json': '0o644', 'report.txt': '0o644'}
+    assert modes[0o077] == {'output.json': '0o600', 'report.txt': '0o600'}
