@@ -299,6 +299,7 @@ def target_down_reason(o: Outcome) -> bool:
 
 def probe_target(url: str, timeout: float=10.0) -> None:
     "Raise `RunError` naming `url` when its host does not resolve or refuses a TCP connection."
+    if requests.utils.get_environ_proxies(url): return      # through a proxy (HTTP_PROXY...): only the requests can tell
     u = urllib.parse.urlsplit(url)
     port = u.port or (443 if u.scheme == 'https' else 80)
     try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
