@@ -145,7 +145,8 @@ class StageLines(tqdm):
         self.close()
     def close(self):
         if not getattr(self, 'ended', True):
-            self.ended = True; self.say(f"{self.count}/{self.total if self.total is not None else '?'} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
+            self.ended, total = True, self.total if self.total is not None else '?'
+            self.say(f"{self.count}/{total} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
         super().close()
 
 # %% ../nbs/00_core.ipynb #b2547710

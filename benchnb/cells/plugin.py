@@ -74,7 +74,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
     embs = [e for x in embedding for e in _split(x)]
     for e in embs: check_embedding(a, e)
     data = CellDataset(a, name=str(adata), knn_method=knn_method)
-    stage(f"{a.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{' + baseline ' + baseline if baseline else ''} ...")
+    stage(f"{a.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}" + (f" + baseline {baseline}" if baseline else '') + " ...")
     if seeds:
         try: seed_list = [int(s) for s in _split(seeds)]
         except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None

@@ -38,7 +38,8 @@ def check_device(device: str) -> str:
     if not re.fullmatch(r'cpu|cuda(:\d+)?', d): raise ConfigError("must be cpu, cuda, cuda:N or gpu", field='--device', value=device)
     if d != 'cpu':
         import torch
-        if not torch.cuda.is_available(): raise ConfigError("CUDA is not available on this machine (use --device cpu)", field='--device', value=device)
+        if not torch.cuda.is_available():
+            raise ConfigError("CUDA is not available on this machine (use --device cpu)", field='--device', value=device)
         if ':' in d and int(d.split(':')[1]) >= torch.cuda.device_count():
             raise ConfigError(f"only {torch.cuda.device_count()} CUDA device(s) here", field='--device', value=device)
     return d
@@ -134,7 +135,8 @@ def extract_cmd(extractor: Optional[str] = typer.Option(None, help="Registered e
                 workers: int = typer.Option(4, min=0, help="DataLoader worker processes."),
                 overwrite: bool = typer.Option(False, help="Re-extract slides whose features exist."),
                 shard: Optional[str] = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate')),
-                autocast: Optional[bool] = typer.Option(None, '--autocast/--no-autocast', help="fp16 autocast (default: on with CUDA, off on the CPU)."),
+                autocast: Optional[bool] = typer.Option(None, '--autocast/--no-autocast',
+                                                        help="fp16 autocast (default: on with CUDA, off on the CPU)."),
                 random_weights: bool = typer.Option(False, help="Build the model without pretrained weights (testing)."),
                 list_: bool = typer.Option(False, '--list', help="List the registered extractors and exit.")):
     "Extract tile features of every slide with a registered extractor (resumable, shardable)."

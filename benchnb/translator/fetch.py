@@ -303,9 +303,11 @@ def probe_target(url: str, timeout: float=10.0) -> None:
     u = urllib.parse.urlsplit(url)
     port = u.port or (443 if u.scheme == 'https' else 80)
     try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as e: raise RunError(f"target host {u.hostname!r} does not resolve ({e})", file=url) from None
+    except (socket.gaierror, UnicodeError) as e:
+        raise RunError(f"target host {u.hostname!r} does not resolve ({e})", file=url) from None
     try: socket.create_connection((u.hostname, port), timeout=timeout).close()
-    except OSError as e: raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({e.strerror or e})", file=url) from None
+    except OSError as e:
+        raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({e.strerror or e})", file=url) from None
 
 # %% ../../nbs/12_translator.fetch.ipynb #9b50a55a
 @dataclass
@@ -422,7 +424,8 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     policy = policy or RetryPolicy()
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score', probe=session is None)
+        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score',
+                            probe=session is None)
 
 # %% ../../nbs/12_translator.fetch.ipynb #b1f9bc0f
 NODENORM_URL = 'https://nodenormalization-sri.renci.org/get_normalized_nodes'

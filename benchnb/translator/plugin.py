@@ -104,7 +104,8 @@ def _echo_reasons(s, top: int=3):
 def _exit_status(s, what: str, then=None):
     "Error when no query succeeded; exit 3 (after `then`, if given) when some failed."
     if s.counts['failed'] and not s.counts['ok']:
-        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed (reasons above; --retry-failed retries them)", file=s.run_dir)
+        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed (reasons above; --retry-failed retries them)",
+                       file=s.run_dir)
     if then is not None: then()
     if s.counts['failed']: raise typer.Exit(EXIT_FAILURES)
 
@@ -178,7 +179,8 @@ def _echo_validation(ev, dest: Path):
     if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
     typer.echo('')
 
-@cli.command('evaluate', epilog=example("benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
+@cli.command('evaluate', epilog=example(
+    "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
 def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
               results: Path = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}."),
               k: int = KOpt,
@@ -251,7 +253,8 @@ def run_(benchmark: str = typer.Argument(..., help="Benchmark name."),
     s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency, _policy(timeout, 10.0, retries, 1.0))
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
-    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True))
+    evaluate = lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True)
+    _exit_status(s, 'fetched', evaluate)
 
 # %% ../../nbs/19_translator.cli.ipynb #2551d901
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target", cli=cli)
