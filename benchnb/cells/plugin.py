@@ -16,7 +16,7 @@ from ..report import register_report
 from ..runs import write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'run_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'check_options', 'run_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.plugin')
@@ -47,6 +47,21 @@ def stage(msg: str) -> None:
     "One progress line on stderr (off with BENCHNB_PROGRESS=0)."
     if progress_mode() != 'off': print(f"benchnb: cells run: {msg}", file=sys.stderr, flush=True)
 
+# %% ../../nbs/29_cells.cli.ipynb #9d300086
+def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
+    "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
+    from benchnb.cells.metrics import check_knn_method
+    from benchnb.cells.tasks import tasks as registry
+    import benchnb.cells.newer_tasks   # registers the sequential task
+    check_knn_method(knn_method)
+    for n in _split(tasks):
+        if n not in registry.names('single'):
+            raise DataError(f"unknown task (single-dataset tasks: {', '.join(registry.names('single'))})", field='--tasks', value=n)
+    if 'batch_integration' in _split(tasks) and not batch: raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
+    if not seeds: return None
+    try: return [int(s) for s in _split(seeds)]
+    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
+
 # %% ../../nbs/29_cells.cli.ipynb #08e33ee6
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Single-cell embedding evaluation (cz-benchmarks tasks, exact and fast).")
@@ -67,7 +82,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter(); stage(f"reading {adata}")
     from benchnb.cells.tasks import CellDataset, evaluate, evaluate_seeds
-    import benchnb.cells.newer_tasks   # registers the sequential task (usable with --tasks sequential --labels TIME_COL)
+    seed_list = check_options(tasks, knn_method, seeds, batch)       # before the (slow) read
     bl = _split(baseline)
     if bad := [b for b in bl if b not in ('pca', 'expression')]: raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
     a = read_h5ad(adata)
@@ -75,9 +90,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
     for e in embs: check_embedding(a, e)
     data = CellDataset(a, name=str(adata), knn_method=knn_method)
     stage(f"{a.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}" + (f" + baseline {baseline}" if baseline else '') + " ...")
-    if seeds:
-        try: seed_list = [int(s) for s in _split(seeds)]
-        except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
+    if seed_list:
         rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
         if aggregate:
             rows = [{'task': r.task, 'model': r.model, 'metric': r.metric, 'value': r['mean'], 'std': None if np.isnan(r['std']) else r['std'],
