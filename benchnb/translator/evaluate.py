@@ -16,20 +16,20 @@ from fastcore.basics import patch as fastcore_patch
 from ..core import DataError, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
+from .client import LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker
 from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
-           'result_score', 'bound_ids', 'rank_results', 'add_xref_aliases', 'judge', 'Evaluation', 'per_query',
-           'curves', 'metric_at', 'precision_at_k', 'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank',
-           'query_status', 'evaluate_responses', 'ResponseFiles', 'load_responses', 'result_dirs', 'failures',
-           'confidence_intervals', 'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report',
-           'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
+__all__ = ['log', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score', 'bound_ids', 'rank_results',
+           'add_xref_aliases', 'judge', 'Evaluation', 'per_query', 'curves', 'metric_at', 'precision_at_k',
+           'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank', 'query_status', 'evaluate_responses',
+           'ResponseFiles', 'load_responses', 'result_dirs', 'failures', 'confidence_intervals', 'to_dict', 'to_json',
+           'report_ks', 'table', 'query_table', 'text_report', 'plot_metric', 'save_plots', 'make_normalizer',
+           'evaluate_results', 'save', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
-LEDGER_FILE = 'ledger.jsonl'       # a fetch run's per-query record (see translator.fetch)
 
 @contextlib.contextmanager
 def paused_gc():
@@ -38,22 +38,6 @@ def paused_gc():
     try: yield
     finally:
         if on: gc.enable()
-
-# %% ../../nbs/13_translator.evaluate.ipynb #fe3ed47f
-def _get(d: Any, *keys) -> Any:
-    for k in keys:
-        if not isinstance(d, dict): return None
-        d = d.get(k)
-    return d
-
-def extract_message(response: Any) -> dict:
-    "The TRAPI message of a response (plain or ARS form); `{}` when absent or null."
-    msg = _get(response, 'message') if isinstance(response, dict) and 'message' in response else _get(response, 'fields', 'data', 'message')
-    return msg if isinstance(msg, dict) else {}
-
-def is_failure_marker(response: Any) -> bool:
-    "True for upstream's stored failure (`\"benchmarks\": \"Fetch request failed 3 times.\"`) instead of a response."
-    return isinstance(response, dict) and isinstance(response.get('benchmarks'), str) and 'fail' in response['benchmarks'].lower()
 
 # %% ../../nbs/13_translator.evaluate.ipynb #60694201
 def _num(x) -> float|None:
@@ -402,7 +386,6 @@ def make_normalizer(queries: Sequence[Query], how: str|os.PathLike|Mapping='iden
     if isinstance(how, Mapping): return dict(how)
     if how == 'identity': return identity_normalizer(slot_curies(queries))
     if how == 'nodenorm':
-        from benchnb.translator.fetch import NODENORM_URL, NodeNormClient
         return NodeNormClient(nodenorm_url or NODENORM_URL).normalizer(slot_curies(queries))
     return load_normalizer(how)
 
