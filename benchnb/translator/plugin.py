@@ -17,7 +17,7 @@ from .queries import build_queries, queries_jsonl
 
 # %% auto #0
 __all__ = ['cli', 'ConfigOpt', 'tests_cli', 'TestsOpt', 'list_', 'queries_', 'fetch_', 'score_', 'evaluate_', 'serve_', 'run_',
-           'tests_list_', 'tests_run_']
+           'tests_list_', 'tests_run_', 'tests_serve_']
 
 # %% ../../nbs/19_translator.cli.ipynb #17721349
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -262,6 +262,23 @@ def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name wi
         lat = f", latency median {a.latency_median_s:.3f} s, p95 {a.latency_p95_s:.3f} s" if a.ok + a.failed else ''
         typer.echo(f"benchnb: {a.suite} {a.target}: {a.ok}/{a.queries} queries ok, {a.failed} failed{lat}" + (f"; {a.top_failure}" if a.top_failure else ''), err=True)
     typer.echo(f"benchnb: {len(rows)} verdicts in {out}", err=True)
+
+# %% ../../nbs/19_translator.cli.ipynb #d9f4eba6
+@tests_cli.command('serve')
+def tests_serve_(suites: list[str] = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite)."),
+                 host: str = typer.Option('127.0.0.1', '--host'), port: int = typer.Option(8000, '--port'),
+                 accuracy: float = typer.Option(0.85, '--accuracy', help="Fraction of assets placed where they pass."),
+                 seed: int = typer.Option(0, '--seed'), latency: float = typer.Option(0.0, '--latency', help="Seconds added to every query."),
+                 tests: Optional[Path] = TestsOpt):
+    "Run the reference TRAPI target on a demo graph that answers the suites' queries."
+    import uvicorn
+    from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
+    from benchnb.translator.server import Faults, ServerState, make_app
+    if not 0 <= accuracy <= 1: raise ConfigError("must be between 0 and 1", field='--accuracy', value=accuracy)
+    ss = load_suites(tests, None if suites == ['all'] else suites)
+    state = ServerState(acceptance_demo_kg(ss.values(), seed, accuracy), Faults(latency=latency))
+    typer.echo(f"benchnb reference TRAPI target for {', '.join(ss)} on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
+    uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
 # %% ../../nbs/19_translator.cli.ipynb #2551d901
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target", cli=cli)
