@@ -126,7 +126,8 @@ def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) ->
     start = next((q for q, n in qnodes.items() if n.get('ids')), None)
     if start is None: raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
-    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if _node_ok(kg, nodes[start], c)]
+    known = (lambda c: c in kg.by_subject or c in kg.by_object) if edges else (lambda c: True)   # an id on no edge answers nothing
+    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if known(c) and _node_ok(kg, nodes[start], c)]
     while edges:
         eid = next((e for e, qe in edges.items() if qe.get('subject') in partials[0][0] or qe.get('object') in partials[0][0]), None) if partials else None
         if eid is None: break
