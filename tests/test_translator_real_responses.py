@@ -59,11 +59,12 @@ def test_coalesced_set_answers_count_through_any_member(real, caplog):
     "qnode b is a set (`set: true`): an answer counts when any id bound to b is relevant."
     m = real['coalesced']['message']
     rs = sorted(m['results'], key=lambda r: -r['score'])           # by result score, stable
-    target = rs[1]['node_bindings']['b'][-1]['id']                 # the last id of the 2nd best answer
-    first = next(i for i, r in enumerate(rs) if target in [b['id'] for b in r['node_bindings']['b']]) + 1
+    seen = [[b['id'] for b in r['node_bindings']['b']] for r in rs]
+    # an id first bound (not first in its binding) by the 3rd answer or later
+    first, target = next((i + 1, x) for i, ids in enumerate(seen) if i >= 2 for x in ids[1:] if not any(x in s for s in seen[:i]))
     q = _query('coal', m, ['b'], [(('b', target),)])
     ev = evaluate_responses('real', [q], {'coal': real['coalesced']}, k=10)
-    assert ev.per_query()['reciprocal_rank'].tolist() == [1 / first]
+    assert first > 2 and ev.per_query()['reciprocal_rank'].tolist() == [1 / first]
     assert ev.options['score_sources'] == {'result': 1} and ev.warnings == []
 
 
@@ -96,14 +97,14 @@ def _arax_path_nodes(m, r):
 def test_pathfinder_answers_are_judged_on_the_path(real):
     m = real['pathfinder']['message']
     pinned = {c for n in m['query_graph']['nodes'].values() for c in n['ids']}
-    target = m['results'][10]['id'].removeprefix('result_')     # ARAX names each result after its intermediate node
-    first = next(i for i, r in enumerate(m['results']) if target in _arax_path_nodes(m, r) - pinned) + 1
+    on_path = [_arax_path_nodes(m, r) - pinned for r in m['results']]
+    # a node that first appears on the paths of the 6th result or a later one
+    first, target = next((i + 1, x) for i in range(5, len(on_path)) for x in sorted(on_path[i]) if not any(x in p for p in on_path[:i]))
     q = _query('pf', m, ['via'], [(('via', target),)])
-    ev = evaluate_responses('real', [q], {'pf': real['pathfinder']}, k=20)
-    assert first <= 11
+    ev = evaluate_responses('real', [q], {'pf': real['pathfinder']}, k=50)
+    assert first > 5
     assert ev.per_query()['reciprocal_rank'].tolist() == [1 / first]
-    hits = [i + 1 for i, r in enumerate(m['results'][:20]) if target in _arax_path_nodes(m, r) - pinned]
-    assert (ev.hits[0].nonzero()[0] + 1).tolist() == hits[:1]   # one relevant answer: only its first sighting counts
+    assert (ev.hits[0].nonzero()[0] + 1).tolist() == [first]
 
 
 def test_multinode_binding(real):
