@@ -67,7 +67,8 @@ def check_analyses(an: Any, path: str, result: dict|None=None) -> Iterator[tuple
         p = f"{path}[{i}]"
         if not isinstance(a, dict): yield p, f"must be an object, got {_kind(a)}"; continue
         if not isinstance(a.get('resource_id'), str): yield f"{p}.resource_id", f"must be an infores string, got {_kind(a.get('resource_id'))}"
-        if not isinstance(a.get('edge_bindings'), dict): yield f"{p}.edge_bindings", f"must be an object, got {_kind(a.get('edge_bindings'))}"
+        if not isinstance(a.get('edge_bindings'), dict) and not isinstance(a.get('path_bindings'), dict):   # a pathfinder analysis binds paths
+            yield f"{p}.edge_bindings", f"must be an object, got {_kind(a.get('edge_bindings'))}"
         s = a.get('score')
         if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
             yield f"{p}.score", f"must be a number or null, got {s!r}"
