@@ -164,3 +164,22 @@ def test_job_stores_stay_bounded_under_a_burst(server):
         stats = sess.get(server.url + '/benchnb/stats', timeout=10).json()
         assert stats['jobs'] <= 20 and stats['ars_messages'] <= 80, stats
     assert rss[-1] - rss[1] < 15, rss                     # flat after warm-up (1,200 submissions)
+
+
+@pytest.mark.parametrize('version', ['1.5', '2.0'])
+def test_answers_to_every_benchmark_pass_the_checks(version):
+    "The server's answers to each benchmark's first queries pass benchnb's checks in the version's own shapes."
+    from benchnb.translator.server import demo_kg
+    from benchnb.translator.validate import validate_response
+    cfg = load_config()
+    with ReferenceServer(demo_kg(), trapi_version=version) as srv:
+        for b in cfg.benchmarks:
+            for q in build_queries(cfg, b)[:2]:
+                r = requests.post(srv.url + '/query', json=q.message, timeout=30).json()
+                assert validate_response(r, q.uid, q.slots, limit=None) == [], (b, q.uid)
+                res = r['message']['results'][0]
+                eb = next(iter(res['analyses'][0]['edge_bindings'].values()))
+                assert isinstance(eb, dict) == (version == '2.0') and isinstance(res['node_bindings'][q.slots[0]], dict) == (version == '2.0')
+                assert (len(r['logs']) > 0) == (version == '2.0')
+                edge = next(iter(r['message']['knowledge_graph']['edges'].values()))
+                assert ('knowledge_level' in edge) == (version == '2.0')
