@@ -19,12 +19,13 @@ from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'PREFIX_CATEGORIES', 'KGEdge',
-           'KnowledgeGraph', 'category_ancestors', 'categories_match', 'answer_query', 'trapi_response',
-           'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers', 'find_paths', 'pathfinder_response',
-           'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState', 'fault_response', 'trapi_check',
-           'check_query_graph', 'check_query', 'check_faults', 'read_body', 'make_app', 'post_callback', 'ars_merged',
-           'ReferenceServer', 'build_demo_kg', 'demo_kg']
+__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS',
+           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'answer_query',
+           'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers', 'find_paths',
+           'pathfinder_response', 'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState',
+           'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2',
+           'as_trapi15', 'read_body', 'make_app', 'post_callback', 'ars_merged', 'ReferenceServer', 'build_demo_kg',
+           'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -79,6 +80,7 @@ class KnowledgeGraph:
         return write_text(path, '\n'.join(lines) + '\n')
 
 # %% ../../nbs/14_translator.server.ipynb #457644be
+BIOLINK_VERSION = '4.4.6'   # the biolink-model release the categories below were checked against
 BIOLINK_PARENTS = {'SmallMolecule': 'MolecularEntity', 'MolecularEntity': 'ChemicalEntity', 'ChemicalMixture': 'ChemicalEntity',
                    'MolecularMixture': 'ChemicalMixture', 'Drug': 'MolecularMixture', 'ChemicalEntity': 'NamedThing',
                    'Disease': 'DiseaseOrPhenotypicFeature', 'PhenotypicFeature': 'DiseaseOrPhenotypicFeature',
@@ -103,8 +105,9 @@ def _qedge_predicates(qedge: dict) -> list[str]|None:
     return None if not p or RELATED_TO in p else list(p)
 
 def _node_ok(kg: KnowledgeGraph, qnode: dict, curie: str) -> bool:
-    "Whether `curie` may bind to `qnode` (its ids, its categories)."
-    return (not qnode.get('ids') or curie in qnode['ids']) and categories_match(qnode.get('categories'), kg.node_categories(curie))
+    "Whether `curie` may bind to `qnode`: its ids, and its categories unless the KG file gives the node none (unknown)."
+    cats = kg.categories.get(curie)
+    return (not qnode.get('ids') or curie in qnode['ids']) and (not cats or categories_match(qnode.get('categories'), cats))
 
 def _expand(kg: KnowledgeGraph, partial: dict, qedge: dict, nodes: dict) -> Iterable[tuple[dict, KGEdge]]:
     "Extensions of `partial` (qnode → CURIE, plus edge list) through `qedge`."
@@ -127,7 +130,8 @@ def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) ->
     start = next((q for q, n in qnodes.items() if n.get('ids')), None)
     if start is None: raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
-    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if _node_ok(kg, nodes[start], c)]
+    known = (lambda c: c in kg.by_subject or c in kg.by_object) if edges else (lambda c: True)   # an id on no edge answers nothing
+    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if known(c) and _node_ok(kg, nodes[start], c)]
     while edges:
         eid = next((e for e, qe in edges.items() if qe.get('subject') in partials[0][0] or qe.get('object') in partials[0][0]), None) if partials else None
         if eid is None: break
@@ -168,7 +172,7 @@ def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_
         for e in eb.values(): kedges[e.id] = _kg_edge(e, v2)
     return {'message': {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'results': results},
             'status': 'Success', 'description': f"{len(results)} results", 'logs': [_log(f"{len(results)} results")] if v2 else [],
-            'schema_version': trapi_version}
+            'schema_version': trapi_version, 'biolink_version': BIOLINK_VERSION}
 
 # %% ../../nbs/14_translator.server.ipynb #f9537f08
 from dataclasses import field
@@ -418,17 +422,37 @@ def check_faults(body: Any) -> Faults:
     return Faults(**body)
 
 # %% ../../nbs/14_translator.server.ipynb #b986e26f
+def as_trapi2(resp: dict) -> dict:
+    "`resp` in TRAPI 2.0 shape wherever a 1.x habit crept in: non-empty logs, no empty auxiliary_graphs, edge knowledge properties."
+    resp['logs'] = resp.get('logs') or [_log(resp.get('description') or resp.get('status') or 'done')]
+    msg = resp.get('message') or {}
+    if not msg.get('auxiliary_graphs'): msg.pop('auxiliary_graphs', None)
+    for e in (msg.get('knowledge_graph') or {}).get('edges', {}).values():
+        attrs = {a.get('attribute_type_id'): a.get('value') for a in e.get('attributes') or [] if isinstance(a, dict)}
+        for k, default in KNOWLEDGE.items(): e.setdefault(k, attrs.get(f"biolink:{k}", default))
+        e['attributes'] = [a for a in e.get('attributes') or [] if a.get('attribute_type_id') not in {f"biolink:{k}" for k in KNOWLEDGE}]
+    return resp
+
+def as_trapi15(resp: dict) -> dict:
+    "`resp` with knowledge_level/agent_type attributes on every knowledge-graph edge (TRAPI 1.5 asks for them)."
+    for e in ((resp.get('message') or {}).get('knowledge_graph') or {}).get('edges', {}).values():
+        have = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
+        e['attributes'] = (e.get('attributes') or []) + [{'attribute_type_id': f"biolink:{k}", 'value': v} for k, v in KNOWLEDGE.items() if f"biolink:{k}" not in have]
+    return resp
+
 def _answer(state: ServerState, body: dict) -> dict:
     ops = [op.get('id') for op in body.get('workflow') or [] if isinstance(op, dict)]
+    v2 = state.trapi_version.startswith('2')
     if ops and 'lookup' not in ops and 'score' in ops:          # score-only step: re-score the given results
         resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True)
         scores = {json.dumps(r['node_bindings'], sort_keys=True): r['analyses'][0]['score'] for r in resp['message']['results']}
         msg = copy.deepcopy(body.get('message') or {})
         for r in msg.get('results') or []:
             for a in r.get('analyses') or []: a['score'] = scores.get(json.dumps(r.get('node_bindings'), sort_keys=True), 0.0)
-        return {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
-    return (shaped_response(state.kg, body, state.max_results, state.trapi_version)   # Test Harness shapes
-            or trapi_response(state.kg, body, state.max_results, state.trapi_version))
+        out = {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
+    else: out = (shaped_response(state.kg, body, state.max_results, state.trapi_version)   # Test Harness shapes
+                 or trapi_response(state.kg, body, state.max_results, state.trapi_version))
+    return as_trapi2(out) if v2 else as_trapi15(out)
 
 # %% ../../nbs/14_translator.server.ipynb #ce818fbc
 async def read_body(request: Request, limit: int) -> bytes:

@@ -12,7 +12,8 @@ from typing import Any, Iterator, Mapping, Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result', 'validate_response', 'problem_summary']
+__all__ = ['LOG_LEVELS', 'KL_AT', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result', 'check_edge',
+           'check_links', 'check_logs', 'evaluation_checks', 'validate_response', 'problem_summary']
 
 # %% ../../nbs/15_translator.validate.ipynb #351f6584
 @dataclass(frozen=True)
@@ -21,6 +22,7 @@ class Problem:
     uid: str
     path: str      # JSON path in the response, e.g. message.results[3].node_bindings.Drug[0].id
     message: str
+    code: str = 'shape'   # which check: shape (what the evaluator reads) or an evaluation check (edge.sources, logs, ...)
 
     def __str__(self): return f"{self.uid}: {self.path or '(response)'}: {self.message}"
     def to_dict(self) -> dict: return asdict(self)
@@ -65,7 +67,8 @@ def check_analyses(an: Any, path: str, result: dict|None=None) -> Iterator[tuple
         p = f"{path}[{i}]"
         if not isinstance(a, dict): yield p, f"must be an object, got {_kind(a)}"; continue
         if not isinstance(a.get('resource_id'), str): yield f"{p}.resource_id", f"must be an infores string, got {_kind(a.get('resource_id'))}"
-        if not isinstance(a.get('edge_bindings'), dict): yield f"{p}.edge_bindings", f"must be an object, got {_kind(a.get('edge_bindings'))}"
+        if not isinstance(a.get('edge_bindings'), dict) and not isinstance(a.get('path_bindings'), dict):   # a pathfinder analysis binds paths
+            yield f"{p}.edge_bindings", f"must be an object, got {_kind(a.get('edge_bindings'))}"
         s = a.get('score')
         if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
             yield f"{p}.score", f"must be a number or null, got {s!r}"
@@ -87,8 +90,97 @@ def check_result(r: Any, path: str, major: str|None=None, qnodes: set|None=None,
         yield from ((f"{path}.node_bindings", f"no binding for answer slot {s!r}: the result can never be relevant") for s in slots if s not in nb)
     yield from check_analyses(r.get('analyses'), f"{path}.analyses", r)
 
+# %% ../../nbs/15_translator.validate.ipynb #c17fe115
+LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
+KL_AT = ('knowledge_level', 'agent_type')
+
+def _version(sv: Any) -> tuple[int, int]|None:
+    m = re.match(r'\s*(\d+)\.(\d+)', sv) if isinstance(sv, str) else None
+    return (int(m[1]), int(m[2])) if m else None
+
+def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Evaluation problems of one knowledge-graph edge: sources, knowledge_level/agent_type."
+    if not isinstance(e, dict): yield path, f"must be an object, got {_kind(e)}", 'shape'; return
+    src = e.get('sources')
+    if not isinstance(src, list) or not src: yield f"{path}.sources", 'missing: an edge names its sources (TRAPI >= 1.4)', 'edge.sources'
+    else:
+        n = sum(isinstance(s, dict) and s.get('resource_role') == 'primary_knowledge_source' for s in src)
+        if n != 1: yield f"{path}.sources", f"{n} primary_knowledge_source entries (exactly one expected)", 'edge.sources'
+    if version is not None and version < (1, 5): return
+    attrs = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
+    for k in KL_AT:
+        if version is not None and version[0] >= 2:
+            if not isinstance(e.get(k), str): yield f"{path}.{k}", f"missing: TRAPI 2.0 edges carry {k}", f"edge.{k}"
+        elif f"biolink:{k}" not in attrs and not isinstance(e.get(k), str):
+            yield f"{path}.attributes", f"no biolink:{k} attribute", f"edge.{k}"
+
+# %% ../../nbs/15_translator.validate.ipynb #29758e3b
+def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
+    "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}])."
+    if isinstance(b, dict) and isinstance(b.get('ids'), list):
+        return [x for x in b['ids'] if isinstance(x, str)], ([(path, 'TRAPI 1.x binds as a list of {"id": ...}', 'binding.shape')] if v2 is False else [])
+    if isinstance(b, list):
+        ids = [x.get('id') for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
+        return ids, ([(path, 'TRAPI 2.0 binds as one object {"ids": [...]}', 'binding.shape')] if v2 else [])
+    return [], [(path, f"must be a list or an object, got {_kind(b)}", 'binding.shape')]
+
+def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Edge bindings, path bindings and support graphs that point at nothing; auxiliary graphs' edges."
+    kedges = _kget(msg, 'knowledge_graph', 'edges') or {}
+    aux = msg.get('auxiliary_graphs') if isinstance(msg.get('auxiliary_graphs'), dict) else {}
+    qg = msg.get('query_graph') if isinstance(msg.get('query_graph'), dict) else {}
+    qedges = set(qg.get('edges') or {}) | set(qg.get('paths') or {}) if qg else None
+    v2 = None if version is None else version[0] >= 2
+    for g, ag in aux.items():
+        es = ag.get('edges') if isinstance(ag, dict) else None
+        if not isinstance(es, list) or not es: yield f"{base}.auxiliary_graphs.{g}.edges", 'must be a non-empty list of edge ids', 'auxiliary_graph'
+        else: yield from ((f"{base}.auxiliary_graphs.{g}.edges", f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
+    for eid, e in kedges.items():
+        for a in _kget(e, 'attributes') or []:
+            if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:support_graphs':
+                vals = a.get('value') if isinstance(a.get('value'), list) else [a.get('value')]
+                yield from ((f"{base}.knowledge_graph.edges.{eid}", f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling') for x in vals if x not in aux)
+    for i, r in enumerate(msg.get('results') or [] if isinstance(msg.get('results'), list) else []):
+        for j, a in enumerate(_kget(r, 'analyses') or [] if isinstance(_kget(r, 'analyses'), list) else []):
+            p = f"{base}.results[{i}].analyses[{j}]"
+            for kind, dangling in (('edge_bindings', kedges), ('path_bindings', aux)):
+                for q, b in (_kget(a, kind) or {}).items() if isinstance(_kget(a, kind), dict) else ():
+                    if qedges is not None and q not in qedges: yield f"{p}.{kind}.{q}", 'binds a query edge/path the query graph does not have', 'edge_binding.qedge'
+                    ids, shape = _ids_of(b, f"{p}.{kind}.{q}", v2); yield from shape
+                    code = 'edge_binding.dangling' if kind == 'edge_bindings' else 'support_graph.dangling'
+                    yield from ((f"{p}.{kind}.{q}", f"{x!r} is not {'a knowledge_graph edge' if kind == 'edge_bindings' else 'an auxiliary graph'}", code)
+                                for x in ids if x not in dangling)
+            sg = _kget(a, 'support_graphs')
+            yield from ((f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling') for x in (sg if isinstance(sg, list) else []) if x not in aux)
+
+def _kget(d: Any, *keys) -> Any:
+    for k in keys:
+        if not isinstance(d, dict): return None
+        d = d.get(k)
+    return d
+
+# %% ../../nbs/15_translator.validate.ipynb #5ce86d7b
+def check_logs(logs: Any, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Problems of a response's `logs`."
+    if logs is None: return
+    if not isinstance(logs, list): yield 'logs', f"must be a list, got {_kind(logs)}", 'logs'; return
+    if not logs and version is not None and version[0] >= 2: yield 'logs', 'TRAPI 2.0 allows no empty logs list (omit it)', 'logs'
+    for i, e in enumerate(logs):
+        if not isinstance(e, dict): yield f"logs[{i}]", f"must be an object, got {_kind(e)}", 'logs'; continue
+        if not isinstance(e.get('message'), str): yield f"logs[{i}].message", f"must be a string, got {_kind(e.get('message'))}", 'logs'
+        if e.get('level') is not None and e.get('level') not in LOG_LEVELS: yield f"logs[{i}].level", f"must be one of {', '.join(LOG_LEVELS)}, got {e.get('level')!r}", 'logs'
+        if not isinstance(e.get('timestamp'), str): yield f"logs[{i}].timestamp", f"must be a string, got {_kind(e.get('timestamp'))}", 'logs'
+
+def evaluation_checks(response: dict, msg: dict, base: str) -> Iterator[tuple[str, str, str]]:
+    "All evaluation checks of one response (edges, links, logs)."
+    version = _version(response.get('schema_version'))
+    yield from check_logs(response.get('logs'), version)
+    for eid, e in (_kget(msg, 'knowledge_graph', 'edges') or {}).items() if isinstance(_kget(msg, 'knowledge_graph', 'edges'), dict) else ():
+        yield from check_edge(e, f"{base}.knowledge_graph.edges.{eid}", version)
+    yield from check_links(msg, base, version)
+
 # %% ../../nbs/15_translator.validate.ipynb #647ec7a2
-def _problems(response: Any, slots: Sequence[str]=()) -> Iterator[tuple[str, str]]:
+def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iterator[tuple]:
     if not isinstance(response, dict): yield '', f"a TRAPI Response is a JSON object, got {_kind(response)}"; return
     data = response.get('fields', {}).get('data') if isinstance(response.get('fields'), dict) else None
     if 'message' in response: base, msg = 'message', response['message']
@@ -107,14 +199,15 @@ def _problems(response: Any, slots: Sequence[str]=()) -> Iterator[tuple[str, str
                 if not isinstance(kg.get(key), dict): yield f"{base}.knowledge_graph.{key}", f"must be an object, got {_kind(kg.get(key))}"
             knodes = kg['nodes'] if isinstance(kg.get('nodes'), dict) else None
     results = msg.get('results')
-    if results is None: return
-    if not isinstance(results, list): yield f"{base}.results", f"must be a list, got {_kind(results)}"; return
-    for i, r in enumerate(results): yield from check_result(r, f"{base}.results[{i}]", major, qnodes, slots, knodes)
+    if isinstance(results, list):
+        for i, r in enumerate(results): yield from check_result(r, f"{base}.results[{i}]", major, qnodes, slots, knodes)
+    elif results is not None: yield f"{base}.results", f"must be a list, got {_kind(results)}"
+    if checks: yield from evaluation_checks(response, msg, base)
 
-def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit: int=20) -> list[Problem]:
-    "Structural problems of one TRAPI Response (plain or ARS form): at most `limit`, then one that counts the rest."
-    gen = _problems(response, slots)
-    out = [Problem(uid, p, m) for p, m in itertools.islice(gen, limit)]
+def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit: int|None=20, checks: bool=True) -> list[Problem]:
+    "Problems of one TRAPI Response (plain or ARS form; shapes, and with `checks` the evaluation checks): at most `limit`, then a count."
+    gen = _problems(response, slots, checks)
+    out = [Problem(uid, *t) for t in itertools.islice(gen, limit)]
     more = sum(1 for _ in gen)
     return out + ([Problem(uid, '', f"... and {more} more problem(s)")] if more else [])
 
