@@ -109,3 +109,28 @@ def test_list_counts(benchnb_exe):
     rows = {l.split()[0]: l.split()[1:] for l in r.stdout.splitlines()[1:]}
     assert len(rows) == 19
     assert rows['sprint_4_tests'][:2] == ['36', '106'] and rows['pathfinder_tests'][:2] == ['18', '90']
+
+REAL = Path(__file__).parent/'data'/'translator-real-responses'
+
+def test_real_arax_pathfinder_is_a_test_error_as_in_the_harness():
+    """ARAX's 1.5.2 pathfinder answer binds its paths through edge_bindings, not path_bindings: the harness's plain
+    `analysis['path_bindings']` fails on it, so the asset is FAILED with a Test Error, never silently passed."""
+    from benchnb.translator.acceptance import agent_verdict, check_asset
+    resp = json.loads((REAL/'arax_pathfinder_trapi1.5.json').read_text())
+    asset = check_asset({'id': 'A', 'expected_output': 'TopAnswer', 'source_input_id': 'MONDO:0005101', 'target_input_id': 'UNII:FYS6T7F842',
+                         'minimum_required_path_nodes': 1, 'path_nodes': [{'ids': ['UNII:B72HH48FLU']}]}, 'f', 'a')
+    v = agent_verdict(resp, 'ok', asset)
+    assert v['status'] == 'FAILED' and v['reason'] == "Test Error: KeyError: 'path_bindings'"
+
+def test_real_coalesced_bindings_rank():
+    "ARAGORN's answer-coalesced results bind 10-39 ids per qnode: any of them is found, at its result's position."
+    from benchnb.translator.acceptance import agent_verdict, check_asset
+    resp = json.loads((REAL/'aragorn_coalesced_treats_schizophrenia_trapi1.5.json').read_text())
+    results = resp['message']['results']
+    ids = lambda r: [b['id'] for bs in r['node_bindings'].values() for b in bs]
+    target = ids(results[9])[-1]                                    # a member deep in the 10th result's binding
+    want = max(i + 1 for i, r in enumerate(results) if target in ids(r))      # the last result holding it (harness)
+    asset = check_asset({'id': 'A', 'expected_output': 'Acceptable', 'input_id': 'MONDO:0005090', 'input_category': 'biolink:Disease',
+                         'predicate_id': 'biolink:treats', 'output_id': target, 'qualifiers': []}, 'f', 'a')
+    v = agent_verdict(resp, 'ok', asset)
+    assert v['rank'] == want and v['status'] == ('PASSED' if want <= len(results) // 2 else 'FAILED')
