@@ -244,6 +244,7 @@ def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name wi
                poll_interval: float = typer.Option(5.0, '--poll-interval'), max_wait: float = typer.Option(600.0, '--max-wait'),
                normalizer: Optional[Path] = typer.Option(None, '--normalizer', help="JSON {curie: preferred curie} or a saved NodeNorm reply."),
                matrix: Optional[Path] = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV)."),
+               fail_fast: bool = typer.Option(False, '--fail-fast', help="Send no further suites to a target that answered none of a suite's queries."),
                tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
     "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
     import json
@@ -252,7 +253,7 @@ def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name wi
     if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
     tmap = _targets(targets, url)
     ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
-    runs, rows = run_suites(ids, tmap, results, config=config, mode=mode, concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
+    runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
                             run_id=run_id, new=new, retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
                             normalized=load_preferred(normalizer) if normalizer else None, tests=tests)
     write_text(out, ''.join(json.dumps(r) + '\n' for r in rows))
