@@ -237,7 +237,7 @@ def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, t
         aux[f"aux{i}"] = {'edges': [e.id for e in p], 'attributes': []}
         for e in p:
             kedges[e.id] = _kedge(e)
-            for c in (e.subject, e.object): knodes.setdefault(c, {'name': c, 'categories': ['biolink:NamedThing'], 'attributes': []})
+            for c in (e.subject, e.object): knodes.setdefault(c, {'name': c, 'categories': kg.node_categories(c), 'attributes': []})
         analyses.append({'resource_id': 'infores:benchnb', 'path_bindings': {pid: bind(f"aux{i}")}, 'score': round(float(np.prod([e.score for e in p])), 6)})
     results = [{'node_bindings': {qp['subject']: bind(ends[0][0]), qp['object']: bind(ends[1][0])}, 'analyses': analyses}] if paths else []
     msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'auxiliary_graphs': aux, 'results': results}
