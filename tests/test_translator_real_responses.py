@@ -158,3 +158,23 @@ def test_validation_counts_are_the_known_ones(real):
     assert got == {'coalesced': {'edge.knowledge_level': 618, 'edge.agent_type': 618, 'edge_binding.qedge': 345},
                    'multinode': {'edge.knowledge_level': 2, 'edge.agent_type': 2},
                    'pathfinder': {'edge.knowledge_level': 1987, 'edge.agent_type': 1987}, 'molepro': {}}
+
+
+def test_cli_evaluates_one_response_file_or_refuses(benchnb_exe, tmp_path):
+    "`translator evaluate BENCH one-response.json`: matched to its query (the rest missing), or one clear error line."
+    import subprocess
+    from benchnb.translator.config import load_config
+    from benchnb.translator.queries import build_queries
+    from benchnb.translator.server import demo_kg, trapi_response
+    q = build_queries(load_config(), 'DrugCentral_subset')[1]
+    one = tmp_path/'one.json'; one.write_text(json.dumps(trapi_response(demo_kg(), q.message)))
+    run = lambda f: subprocess.run([benchnb_exe, 'translator', 'evaluate', 'DrugCentral_subset', str(f), '--no-normalize', '--out', str(tmp_path/'out')],
+                                   capture_output=True, text=True, timeout=300)
+    r = run(one)
+    assert r.returncode == 0, r.stderr
+    out = json.loads((tmp_path/'out'/'output.json').read_text())
+    assert out['query_status'][q.uid] == 'answered' and out['failures']['answered'] == 1
+    assert out['evaluation_options']['score_sources'] == {'analysis': 1}
+    r = run(DATA/FILES['molepro'])
+    assert r.returncode != 0 and "answers none of the benchmark's 5 queries" in r.stderr, r.stderr
+    assert len([line for line in r.stderr.splitlines() if line.strip()]) == 1, r.stderr
