@@ -212,7 +212,7 @@ def tests_list_(tests: Optional[Path] = TestsOpt):
         rows.append({'suite': sid, 'cases': len(s.cases), 'assets': len(plan), **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
                      'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)})
     df = pd.DataFrame(rows)
-    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False, justify='left'))
+    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
 
 # %% ../../nbs/19_translator.cli.ipynb #0c8914b7
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
