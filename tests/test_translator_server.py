@@ -183,3 +183,24 @@ def test_answers_to_every_benchmark_pass_the_checks(version):
                 assert (len(r['logs']) > 0) == (version == '2.0')
                 edge = next(iter(r['message']['knowledge_graph']['edges'].values()))
                 assert ('knowledge_level' in edge) == (version == '2.0')
+
+
+def test_burst_benchmark_script_runs():
+    "benchmarks/translator_server_burst.py stays runnable (tiny burst)."
+    import subprocess, sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[1]/'benchmarks'/'translator_server_burst.py'
+    r = subprocess.run([sys.executable, str(script), '--n', '25'], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, 'BENCHNB_PROGRESS': '0'})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '25 async + 25 ARS' in r.stdout and 'stored jobs 25, ARS messages 100' in r.stdout, r.stdout
+
+
+def test_validator_compare_helpers():
+    "The reasoner-validator runner's message flattening (the side-venv part itself needs reasoner-validator)."
+    import importlib.util
+    from pathlib import Path
+    p = Path(__file__).resolve().parents[1]/'benchmarks'/'translator_validator_rv.py'
+    spec = importlib.util.spec_from_file_location('rv', p); rv = importlib.util.module_from_spec(spec); spec.loader.exec_module(rv)
+    msgs = {'TRAPI Validation': {'Standards Test': {'error': {'error.a': {}, 'error.b': {}}, 'warning': {'warning.c': {}}, 'critical': {}}}}
+    assert rv.codes(msgs) == {'error': ['error.a', 'error.b'], 'warning': ['warning.c'], 'critical': []}
