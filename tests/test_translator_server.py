@@ -26,7 +26,8 @@ def q(**over):
 
 # (endpoint, body, field the 400 must name); body bytes are sent raw
 MALFORMED = [
-    ('/query', b'not json', 'not JSON'), ('/query', b'[1, 2]', '(body)'), ('/query', b'"x"', '(body)'), ('/query', b'null', '(body)'),
+    ('/query', b'not json', 'not JSON'), ('/query', b'[' * 200_000, 'not JSON'), ('/query', b'\xff\xfe', 'not JSON'), ('/query', b'', 'not JSON'),
+    ('/benchnb/faults', b'{' * 200_000, 'not JSON'), ('/query', b'[1, 2]', '(body)'), ('/query', b'"x"', '(body)'), ('/query', b'null', '(body)'),
     ('/query', {'msg': {}}, "'message'"), ('/query', {'message': []}, "'message'"), ('/query', {'message': {}}, "'message.query_graph'"),
     ('/query', {'message': {'query_graph': []}}, "'message.query_graph'"),
     ('/query', q(nodes=[]), "'message.query_graph.nodes'"), ('/query', q(nodes='Drug'), "'message.query_graph.nodes'"),

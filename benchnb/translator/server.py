@@ -467,7 +467,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 def _parse(raw: bytes, kind: str) -> tuple[dict, str]:
     "JSON-decode and check a request body (run in a worker thread: a 2M-id query must not hold the event loop)."
     try: body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError): raise HTTPException(400, 'request body is not JSON') from None
+    except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
     try: return check_query(body, kind), query_key(body)
     except DataError as e: raise HTTPException(400, str(e)) from None
 
@@ -506,7 +506,7 @@ def make_app(state: ServerState):
     @app.post('/benchnb/faults')
     async def set_faults(request: Request):
         try: faults = check_faults(json.loads(await read_body(request, state.max_body)))
-        except ValueError: raise HTTPException(400, 'request body is not JSON') from None
+        except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
         except DataError as e: raise HTTPException(400, str(e)) from None
         state.faults = faults; state.rng = random.Random(state.faults.seed)
         return asdict(state.faults)
