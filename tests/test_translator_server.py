@@ -111,9 +111,15 @@ def test_request_fuzz_never_5xx(server):
         target = d[path[-1]]
         if isinstance(target, dict) and target and rng.random() < 0.7: target[rng.choice(list(target))] = rng.choice(junk)
         else: d[path[-1]] = rng.choice(junk)
-        codes.append(requests.post(server.url + '/query', json=body, timeout=10).status_code)
+        path = rng.choice(['/query', '/asyncquery', '/ars/api/submit'])
+        if path == '/asyncquery': body['callback'] = 'http://127.0.0.1:9/cb'
+        codes.append(requests.post(server.url + path, json=body, timeout=10).status_code)
+    for _ in range(40):                                             # fault settings: random names and values
+        settings = {rng.choice(['latency', 'error_rate', 'fail_first', 'fail_kind', 'seed', 'bogus']): rng.choice(junk) for _ in range(2)}
+        codes.append(requests.post(server.url + '/benchnb/faults', json=settings, timeout=10).status_code)
+    requests.post(server.url + '/benchnb/faults', json={}, timeout=10)
     assert set(codes) <= {200, 400}, sorted(set(codes))
-    assert codes.count(400) > 50
+    assert codes.count(400) > 80
 
 
 def test_body_limit_413():
