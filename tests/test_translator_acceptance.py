@@ -134,3 +134,14 @@ def test_real_coalesced_bindings_rank():
                          'predicate_id': 'biolink:treats', 'output_id': target, 'qualifiers': []}, 'f', 'a')
     v = agent_verdict(resp, 'ok', asset)
     assert v['rank'] == want and v['status'] == ('PASSED' if want <= len(results) // 2 else 'FAILED')
+
+def test_async_target(benchnb_exe, tmp_path, suites):
+    "The TRAPI asynchronous protocol (submit, poll, fetch the response) gives the same verdicts as the sync one."
+    kg = acceptance_demo_kg(suites.values(), 0, 0.9)
+    with ReferenceServer(kg) as srv:
+        for mode in ('sync', 'async'):
+            r = _cli(benchnb_exe, 'run', 'pathfinder_tests', mode, '--url', srv.url + '/query', '--mode', mode, '--poll-interval', '0.05',
+                     '--results', tmp_path, '--out', tmp_path/f"{mode}.jsonl")
+            assert r.returncode == 0, r.stderr
+    got = {m: [(v['asset_id'], v['status'], v['rank']) for v in map(json.loads, (tmp_path/f"{m}.jsonl").read_text().splitlines())] for m in ('sync', 'async')}
+    assert got['sync'] == got['async'] and len(got['sync']) == 90

@@ -211,7 +211,8 @@ def tests_list_(tests: Optional[Path] = TestsOpt):
         shapes = collections.Counter(p.shape for p in plan)
         rows.append({'suite': sid, 'cases': len(s.cases), 'assets': len(plan), **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
                      'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)})
-    typer.echo(pd.DataFrame(rows).to_string(index=False))
+    df = pd.DataFrame(rows)
+    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
 
 # %% ../../nbs/19_translator.cli.ipynb #0c8914b7
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
@@ -243,19 +244,25 @@ def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name wi
                limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run."),
                poll_interval: float = typer.Option(5.0, '--poll-interval'), max_wait: float = typer.Option(600.0, '--max-wait'),
                normalizer: Optional[Path] = typer.Option(None, '--normalizer', help="JSON {curie: preferred curie} or a saved NodeNorm reply."),
+               nodenorm: bool = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, as the harness does (network)."),
+               nodenorm_url: Optional[str] = typer.Option(None, '--nodenorm-url', help="Node Normalizer get_normalized_nodes URL."),
                matrix: Optional[Path] = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV)."),
                fail_fast: bool = typer.Option(False, '--fail-fast', help="Send no further suites to a target that answered none of a suite's queries."),
                tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
     "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
     import json
     from benchnb.runs import write_text
-    from benchnb.translator.acceptance import agent_accounting, load_preferred, load_suites, run_suites, summary_pivot, verdict_matrix
+    from benchnb.translator.acceptance import (agent_accounting, load_preferred, load_suites, nodenorm_preferred, run_suites, suite_curies,
+                                               summary_pivot, verdict_matrix)
     if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
     tmap = _targets(targets, url)
+    if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
     ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
+    norm = load_preferred(normalizer) if normalizer else None
+    if nodenorm: norm = nodenorm_preferred(suite_curies(load_suites(tests, ids).values()), *([nodenorm_url] if nodenorm_url else []))
     runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
                             run_id=run_id, new=new, retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=load_preferred(normalizer) if normalizer else None, tests=tests)
+                            normalized=norm, tests=tests)
     write_text(out, ''.join(json.dumps(r) + '\n' for r in rows))
     if matrix: write_text(matrix, verdict_matrix(rows, marks=False).to_csv())
     typer.echo(summary_pivot(rows).to_string(float_format=lambda x: f"{x:.3f}", na_rep='-'))
