@@ -26,7 +26,8 @@ def q(**over):
 
 # (endpoint, body, field the 400 must name); body bytes are sent raw
 MALFORMED = [
-    ('/query', b'not json', 'not JSON'), ('/query', b'[1, 2]', '(body)'), ('/query', b'"x"', '(body)'), ('/query', b'null', '(body)'),
+    ('/query', b'not json', 'not JSON'), ('/query', b'[' * 200_000, 'not JSON'), ('/query', b'\xff\xfe', 'not JSON'), ('/query', b'', 'not JSON'),
+    ('/benchnb/faults', b'{' * 200_000, 'not JSON'), ('/query', b'[1, 2]', '(body)'), ('/query', b'"x"', '(body)'), ('/query', b'null', '(body)'),
     ('/query', {'msg': {}}, "'message'"), ('/query', {'message': []}, "'message'"), ('/query', {'message': {}}, "'message.query_graph'"),
     ('/query', {'message': {'query_graph': []}}, "'message.query_graph'"),
     ('/query', q(nodes=[]), "'message.query_graph.nodes'"), ('/query', q(nodes='Drug'), "'message.query_graph.nodes'"),
@@ -110,9 +111,15 @@ def test_request_fuzz_never_5xx(server):
         target = d[path[-1]]
         if isinstance(target, dict) and target and rng.random() < 0.7: target[rng.choice(list(target))] = rng.choice(junk)
         else: d[path[-1]] = rng.choice(junk)
-        codes.append(requests.post(server.url + '/query', json=body, timeout=10).status_code)
+        path = rng.choice(['/query', '/asyncquery', '/ars/api/submit'])
+        if path == '/asyncquery': body['callback'] = 'http://127.0.0.1:9/cb'
+        codes.append(requests.post(server.url + path, json=body, timeout=10).status_code)
+    for _ in range(40):                                             # fault settings: random names and values
+        settings = {rng.choice(['latency', 'error_rate', 'fail_first', 'fail_kind', 'seed', 'bogus']): rng.choice(junk) for _ in range(2)}
+        codes.append(requests.post(server.url + '/benchnb/faults', json=settings, timeout=10).status_code)
+    requests.post(server.url + '/benchnb/faults', json={}, timeout=10)
     assert set(codes) <= {200, 400}, sorted(set(codes))
-    assert codes.count(400) > 50
+    assert codes.count(400) > 80
 
 
 def test_body_limit_413():
@@ -183,3 +190,24 @@ def test_answers_to_every_benchmark_pass_the_checks(version):
                 assert (len(r['logs']) > 0) == (version == '2.0')
                 edge = next(iter(r['message']['knowledge_graph']['edges'].values()))
                 assert ('knowledge_level' in edge) == (version == '2.0')
+
+
+def test_burst_benchmark_script_runs():
+    "benchmarks/translator_server_burst.py stays runnable (tiny burst)."
+    import subprocess, sys
+    from pathlib import Path
+    script = Path(__file__).resolve().parents[1]/'benchmarks'/'translator_server_burst.py'
+    r = subprocess.run([sys.executable, str(script), '--n', '25'], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, 'BENCHNB_PROGRESS': '0'})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '25 async + 25 ARS' in r.stdout and 'stored jobs 25, ARS messages 100' in r.stdout, r.stdout
+
+
+def test_validator_compare_helpers():
+    "The reasoner-validator runner's message flattening (the side-venv part itself needs reasoner-validator)."
+    import importlib.util
+    from pathlib import Path
+    p = Path(__file__).resolve().parents[1]/'benchmarks'/'translator_validator_rv.py'
+    spec = importlib.util.spec_from_file_location('rv', p); rv = importlib.util.module_from_spec(spec); spec.loader.exec_module(rv)
+    msgs = {'TRAPI Validation': {'Standards Test': {'error': {'error.a': {}, 'error.b': {}}, 'warning': {'warning.c': {}}, 'critical': {}}}}
+    assert rv.codes(msgs) == {'error': ['error.a', 'error.b'], 'warning': ['warning.c'], 'critical': []}

@@ -380,6 +380,7 @@ def load_responses(path: str|os.PathLike, uids: Sequence[str], queries: Sequence
     if path.is_file():
         try: obj = json.loads(path.read_text(encoding='utf-8'))
         except json.JSONDecodeError as e: raise DataError(f"invalid JSON at line {e.lineno}: {e.msg}", file=path) from None
+        except RecursionError: raise DataError("JSON nested too deep to read", file=path) from None
         if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
         if is_trapi_response(obj):
             if queries is None: raise DataError("one TRAPI response: the benchmark's queries are needed to match it", file=path)

@@ -467,7 +467,7 @@ async def read_body(request: Request, limit: int) -> bytes:
 def _parse(raw: bytes, kind: str) -> tuple[dict, str]:
     "JSON-decode and check a request body (run in a worker thread: a 2M-id query must not hold the event loop)."
     try: body = json.loads(raw)
-    except (ValueError, UnicodeDecodeError): raise HTTPException(400, 'request body is not JSON') from None
+    except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
     try: return check_query(body, kind), query_key(body)
     except DataError as e: raise HTTPException(400, str(e)) from None
 
@@ -506,7 +506,7 @@ def make_app(state: ServerState):
     @app.post('/benchnb/faults')
     async def set_faults(request: Request):
         try: faults = check_faults(json.loads(await read_body(request, state.max_body)))
-        except ValueError: raise HTTPException(400, 'request body is not JSON') from None
+        except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
         except DataError as e: raise HTTPException(400, str(e)) from None
         state.faults = faults; state.rng = random.Random(state.faults.seed)
         return asdict(state.faults)
@@ -532,13 +532,13 @@ def _add_async_routes(app, state: ServerState, body_of):
     async def run_job(job_id: str, body: dict):
         cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
         if cb and state.async_interim:
-            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': []})
+            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': [_log('working on it')]})
         await asyncio.sleep(state.async_delay)
         if (job := state.jobs.get(job_id)) is None: return      # expired meanwhile
         try: job.update(status='Completed', response=await asyncio.to_thread(_answer, state, body), description='done')
         except Exception as e: job.update(status='Failed', description=str(e))
         if cb: await post_callback(state, job_id, cb, job['response'] if job['status'] == 'Completed' else
-                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': []})
+                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': [_log(job['description'], 'ERROR')]})
 
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
@@ -555,7 +555,7 @@ def _add_async_routes(app, state: ServerState, body_of):
         job = state.jobs.get(job_id)
         with state.lock: state.status_polls += 1
         if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
-        out = {'status': job['status'], 'description': job['description'], 'logs': []}
+        out = {'status': job['status'], 'description': job['description'], 'logs': [_log(job['description'])]}
         if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
         return out
 

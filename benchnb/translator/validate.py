@@ -12,8 +12,9 @@ from typing import Any, Iterator, Mapping, Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['LOG_LEVELS', 'KL_AT', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result', 'check_edge',
-           'check_links', 'check_logs', 'evaluation_checks', 'validate_response', 'problem_summary']
+__all__ = ['LOG_LEVELS', 'KL_AT', 'BINDINGS', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result',
+           'check_edge', 'check_aux_graphs', 'check_analysis_links', 'check_links', 'check_logs', 'evaluation_checks',
+           'validate_response', 'problem_summary']
 
 # %% ../../nbs/15_translator.validate.ipynb #351f6584
 @dataclass(frozen=True)
@@ -115,49 +116,66 @@ def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, st
             yield f"{path}.attributes", f"no biolink:{k} attribute", f"edge.{k}"
 
 # %% ../../nbs/15_translator.validate.ipynb #29758e3b
-def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
-    "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}])."
-    if isinstance(b, dict) and isinstance(b.get('ids'), list):
-        return [x for x in b['ids'] if isinstance(x, str)], ([(path, 'TRAPI 1.x binds as a list of {"id": ...}', 'binding.shape')] if v2 is False else [])
-    if isinstance(b, list):
-        ids = [x.get('id') for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
-        return ids, ([(path, 'TRAPI 2.0 binds as one object {"ids": [...]}', 'binding.shape')] if v2 else [])
-    return [], [(path, f"must be a list or an object, got {_kind(b)}", 'binding.shape')]
-
-def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
-    "Edge bindings, path bindings and support graphs that point at nothing; auxiliary graphs' edges."
-    kedges = _kget(msg, 'knowledge_graph', 'edges') or {}
-    aux = msg.get('auxiliary_graphs') if isinstance(msg.get('auxiliary_graphs'), dict) else {}
-    qg = msg.get('query_graph') if isinstance(msg.get('query_graph'), dict) else {}
-    qedges = set(qg.get('edges') or {}) | set(qg.get('paths') or {}) if qg else None
-    v2 = None if version is None else version[0] >= 2
-    for g, ag in aux.items():
-        es = ag.get('edges') if isinstance(ag, dict) else None
-        if not isinstance(es, list) or not es: yield f"{base}.auxiliary_graphs.{g}.edges", 'must be a non-empty list of edge ids', 'auxiliary_graph'
-        else: yield from ((f"{base}.auxiliary_graphs.{g}.edges", f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
-    for eid, e in kedges.items():
-        for a in _kget(e, 'attributes') or []:
-            if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:support_graphs':
-                vals = a.get('value') if isinstance(a.get('value'), list) else [a.get('value')]
-                yield from ((f"{base}.knowledge_graph.edges.{eid}", f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling') for x in vals if x not in aux)
-    for i, r in enumerate(msg.get('results') or [] if isinstance(msg.get('results'), list) else []):
-        for j, a in enumerate(_kget(r, 'analyses') or [] if isinstance(_kget(r, 'analyses'), list) else []):
-            p = f"{base}.results[{i}].analyses[{j}]"
-            for kind, dangling in (('edge_bindings', kedges), ('path_bindings', aux)):
-                for q, b in (_kget(a, kind) or {}).items() if isinstance(_kget(a, kind), dict) else ():
-                    if qedges is not None and q not in qedges: yield f"{p}.{kind}.{q}", 'binds a query edge/path the query graph does not have', 'edge_binding.qedge'
-                    ids, shape = _ids_of(b, f"{p}.{kind}.{q}", v2); yield from shape
-                    code = 'edge_binding.dangling' if kind == 'edge_bindings' else 'support_graph.dangling'
-                    yield from ((f"{p}.{kind}.{q}", f"{x!r} is not {'a knowledge_graph edge' if kind == 'edge_bindings' else 'an auxiliary graph'}", code)
-                                for x in ids if x not in dangling)
-            sg = _kget(a, 'support_graphs')
-            yield from ((f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling') for x in (sg if isinstance(sg, list) else []) if x not in aux)
-
 def _kget(d: Any, *keys) -> Any:
     for k in keys:
         if not isinstance(d, dict): return None
         d = d.get(k)
     return d
+
+def _items(d: Any) -> list: return list(d.items()) if isinstance(d, dict) else []
+def _list(x: Any) -> list: return x if isinstance(x, list) else []
+
+def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
+    "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}]; None: either)."
+    if isinstance(b, dict) and isinstance(b.get('ids'), list):
+        bad = [(path, 'TRAPI 1.x binds as a list of {"id": ...}', 'binding.shape')] if v2 is False else []
+        return [x for x in b['ids'] if isinstance(x, str)], bad
+    if isinstance(b, list):
+        bad = [(path, 'TRAPI 2.0 binds as one object {"ids": [...]}', 'binding.shape')] if v2 else []
+        return [x.get('id') for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)], bad
+    return [], [(path, f"must be a list or an object, got {_kind(b)}", 'binding.shape')]
+
+# %% ../../nbs/15_translator.validate.ipynb #d66afc3c
+def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
+    "Auxiliary graphs: each a non-empty list of knowledge-graph edges; edges naming support graphs that exist."
+    for g, ag in aux.items():
+        p, es = f"{base}.auxiliary_graphs.{g}.edges", _kget(ag, 'edges')
+        if not isinstance(es, list) or not es: yield p, 'must be a non-empty list of edge ids', 'auxiliary_graph'
+        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
+    for eid, e in kedges.items():
+        for a in _list(_kget(e, 'attributes')):
+            if not isinstance(a, dict) or a.get('attribute_type_id') != 'biolink:support_graphs': continue
+            vals = a.get('value') if isinstance(a.get('value'), list) else [a.get('value')]
+            for x in vals:
+                if x not in aux:
+                    yield f"{base}.knowledge_graph.edges.{eid}", f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling'
+
+# %% ../../nbs/15_translator.validate.ipynb #7f7a7070
+BINDINGS = (('edge_bindings', 'a knowledge_graph edge', 'edge_binding.dangling'), ('path_bindings', 'an auxiliary graph', 'support_graph.dangling'))
+
+def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|None, v2: bool|None) -> Iterator[tuple[str, str, str]]:
+    "An analysis' edge/path bindings (known query edges, their shape, existing targets) and support graphs."
+    for kind, what, code in BINDINGS:
+        known = kedges if kind == 'edge_bindings' else aux
+        for q, b in _items(_kget(a, kind)):
+            bp = f"{p}.{kind}.{q}"
+            if qedges is not None and q not in qedges: yield bp, 'binds a query edge/path the query graph does not have', 'edge_binding.qedge'
+            ids, shape = _ids_of(b, bp, v2)
+            yield from shape
+            yield from ((bp, f"{x!r} is not {what}", code) for x in ids if x not in known)
+    for x in _list(_kget(a, 'support_graphs')):
+        if x not in aux: yield f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling'
+
+def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Edge bindings, path bindings and support graphs that point at nothing; auxiliary graphs' edges."
+    kedges, aux = dict(_items(_kget(msg, 'knowledge_graph', 'edges'))), dict(_items(msg.get('auxiliary_graphs')))
+    qg = msg.get('query_graph')
+    qedges = set(dict(_items(qg.get('edges')))) | set(dict(_items(qg.get('paths')))) if isinstance(qg, dict) else None
+    v2 = None if version is None else version[0] >= 2
+    yield from check_aux_graphs(aux, kedges, base)
+    for i, r in enumerate(_list(msg.get('results'))):
+        for j, a in enumerate(_list(_kget(r, 'analyses'))):
+            yield from check_analysis_links(a, f"{base}.results[{i}].analyses[{j}]", kedges, aux, qedges, v2)
 
 # %% ../../nbs/15_translator.validate.ipynb #5ce86d7b
 def check_logs(logs: Any, version: tuple|None) -> Iterator[tuple[str, str, str]]:
