@@ -147,3 +147,16 @@ def test_runs_on_an_existing_scheduler(tmp_path):
     assert sorted(metrics[metrics.metric == 'seed'].value) == [5.0, 6.0]
     assert runs.manifest.item()['scheduler'] == lc.scheduler_address
     assert all(w.startswith('tcp://') for w in units.worker)                 # ran on that cluster's worker
+
+
+def test_unit_that_kills_every_worker_is_recorded_failed(tmp_path):
+    plan = tmp_path/'plan.yaml'
+    plan.write_text("units:\n  - {family: test, task: echo, seeds: [1, 2, 3]}\n  - {family: test, task: crash}\n")
+    code, out, err = finish(start('sweep', 'run', plan, '--results', tmp_path/'res', '--workers', 2))
+    assert code == 3, err
+    assert '3 done, 1 failed' in out
+    units, metrics, _ = db_tables(tmp_path/'res')
+    bad = units[units.status == 'failed']
+    assert len(bad) == 1 and bad.task.item() == 'crash' and bad.error.item().startswith('KilledWorker')
+    assert (tmp_path/'res'/'errors'/f"{bad.unit_id.item()}.txt").exists()
+    assert sorted(metrics[metrics.metric == 'seed'].value) == [1.0, 2.0, 3.0]
