@@ -21,7 +21,8 @@ for i in range(n):
     uid = f'u{i:04d}'
     if uid in done: continue
     unit = dict(unit_id=uid, family='cells', dataset='d', model=f'm{i % 5}', task='t', params={'i': i},
-                status='done', started_at='2026-11-23T10:00:00+00:00', finished_at='2026-11-23T10:00:01+00:00', worker='w')
+                status='done', started_at='2026-11-23T10:00:00+00:00', finished_at='2026-11-23T10:00:01+00:00',
+                worker='w')
     if db.record_unit('sweep-1', unit, [dict(metric=f'x{j}', value=i + j / 10, seed=j) for j in range(k)]):
         print(uid, flush=True)   # printed only after the commit returned
 db.finish_run('sweep-1', 'done')

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def _benchnb(*args):
     env = {**os.environ, 'BENCHNB_PROGRESS': '0', 'PYTHONPATH': str(ROOT)}
-    return subprocess.run([sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))', *map(str, args)],
+    code = 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))'
+    return subprocess.run([sys.executable, '-c', code, *map(str, args)],
                           capture_output=True, text=True, env=env, timeout=600)
 
 
@@ -24,7 +25,8 @@ def runs(tmp_path_factory):
     # cells: 250 cells of pbmc68k_reduced, two embeddings, two seeds
     a = sc.datasets.pbmc68k_reduced()[:250].copy()
     a.write_h5ad(d/'pbmc.h5ad')
-    r = _benchnb('cells', 'run', d/'pbmc.h5ad', '-e', 'X_pca,X_umap', '-l', 'bulk_labels', '--tasks', 'clustering,embedding',
+    r = _benchnb('cells', 'run', d/'pbmc.h5ad', '-e', 'X_pca,X_umap', '-l', 'bulk_labels',
+                 '--tasks', 'clustering,embedding',
                  '--seeds', '0,1', '--out', d/'cells.json')
     assert r.returncode == 0, r.stderr
     # PLISM: synthetic features of two extractors on 2 stainings x 3 scanners
@@ -34,8 +36,10 @@ def runs(tmp_path_factory):
     for ex, noise in (('good', 0.5), ('bad', 2.0)):
         for st in ('GMH', 'KR'):
             for scn in ('S60', 'AT2', 'P'):
-                write_features(d/'feats'/ex/slide_id(st, scn)/'features.npy', coords, tissue + noise * rng.normal(size=(n, dim)))
-        r = _benchnb('plism', 'evaluate', '--extractor', ex, '--features-dir', d/'feats', '--metrics-dir', d/'plism', '--n-tiles', 'all')
+                feats = tissue + noise * rng.normal(size=(n, dim))
+                write_features(d/'feats'/ex/slide_id(st, scn)/'features.npy', coords, feats)
+        r = _benchnb('plism', 'evaluate', '--extractor', ex, '--features-dir', d/'feats', '--metrics-dir', d/'plism',
+                     '--n-tiles', 'all')
         assert r.returncode == 0, r.stderr
     # Translator: synthetic responses evaluated by the CLI into a run dir
     from benchnb.translator.config import load_config
@@ -95,7 +99,8 @@ def test_leaderboards_and_export(runs, tmp_path):
     assert r.returncode == 0, r.stderr
     c = pd.read_csv(tmp_path/'c.csv', header=[0, 1], index_col=[0, 1])
     cells = pd.DataFrame(json.loads((runs/'cells.json').read_text()))
-    want = cells[(cells.model == 'X_pca') & (cells.metric == 'adjusted_rand_index')].value.mean()   # mean of the two seeds
+    ari = cells[(cells.model == 'X_pca') & (cells.metric == 'adjusted_rand_index')]
+    want = ari.value.mean()   # mean of the two seeds
     assert np.isclose(c.loc[('cells', 'X_pca'), ('clustering', 'adjusted_rand_index')], want)
     r = _benchnb('results', 'leaderboard', db, '-f', 'translator', '--k', '5')
     assert r.returncode == 0 and 'synth' in r.stdout, r.stderr

@@ -23,10 +23,12 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert 'no done cells results in this database' in json.dumps(json.loads(res.notebook.read_text()))
     # the same report over an existing database (the one the demo built), Translator at k = 5 only
     db = files/'demo_results'
-    res2 = run_report('leaderboard', {'results': str(db), 'families': ['translator'], 'translator_k': 5}, tmp_path/'b', html=False)
+    params = {'results': str(db), 'families': ['translator'], 'translator_k': 5}
+    res2 = run_report('leaderboard', params, tmp_path/'b', html=False)
     assert res2.status == 'ok'
     t5 = pd.read_csv(tmp_path/'b'/'leaderboard_files'/'translator_leaderboard.csv')
     assert t5.target.tolist() == t.target.tolist()
-    want = [json.loads((db/'runs'/'translator'/x/'output.json').read_text())['metrics']['precision_at_k'][4] for x in t5.target]
+    outputs = [json.loads((db/'runs'/'translator'/x/'output.json').read_text()) for x in t5.target]
+    want = [o['metrics']['precision_at_k'][4] for o in outputs]
     assert t5.precision_at_k.tolist() == pytest.approx(want)
     assert not (tmp_path/'b'/'leaderboard_files'/'plism_leaderboard.csv').exists()
