@@ -325,43 +325,54 @@ def entropy_per_cell(X: Any, batch: Any, k: int=200, nbrs: Neighbors|None=None, 
     elif nbrs.k > min(k, nbrs.n): nbrs = nbrs.head(min(k, nbrs.n))
     return float(np.mean(entropy_per_cell_values(nbrs, batch)))
 
-# %% ../../nbs/20_cells.metrics.ipynb #8d01c386
-def _neighbor_probabilities(D: np.ndarray, perplexity: float, tol: float=1e-5, max_tries: int=50) -> np.ndarray:
-    "Row-wise bisection on β so that H(exp(−β D)) = ln(perplexity) (Harmony / scib-metrics)."
-    n = len(D); beta = np.ones(n); lo = np.full(n, -np.inf); hi = np.full(n, np.inf); target = np.log(perplexity)
-    def hbeta(beta):
-        P = np.exp(-D * beta[:, None]); s = P.sum(1)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            H = np.where(s == 0, 0, np.log(s) + beta * (D * P).sum(1) / s)
-            return H, np.where(s[:, None] == 0, 0, P / s[:, None])
-    H, P = hbeta(beta); diff = H - target
-    for _ in range(max_tries):
-        act = np.abs(diff) > tol
-        if not act.any(): break
-        up = act & (diff > 0); down = act & (diff <= 0)
-        lo = np.where(up, beta, lo); hi = np.where(down, beta, hi)
-        beta = np.where(up, np.where(np.isinf(hi), beta * 2, (beta + hi) / 2),
-               np.where(down, np.where(np.isinf(lo), beta / 2, (beta + lo) / 2), beta))
-        Hn, Pn = hbeta(beta)
-        H = np.where(act, Hn, H); P = np.where(act[:, None], Pn, P); diff = H - target
-    return P, H
+# %% ../../nbs/20_cells.metrics.ipynb #5b9b378c
+@njit(cache=_CACHE)
+def _hbeta(d, idx, self_i, beta, P):
+    "Entropy H of P ∝ exp(−β d) over the neighbours other than `self_i` (P normalised in place; 0 if all vanish)."
+    s = 0.0; sd = 0.0
+    for j in range(len(d)):
+        p = 0.0 if idx[j] == self_i else math.exp(-d[j] * beta)
+        P[j] = p; s += p; sd += d[j] * p
+    if s == 0.0:
+        for j in range(len(d)): P[j] = 0.0
+        return 0.0
+    for j in range(len(d)): P[j] /= s
+    return math.log(s) + beta * sd / s
 
-def lisi_values(nbrs: Neighbors, labels: Any, perplexity: float|None=None, block: int=32768) -> np.ndarray:
-    "Per-cell LISI of `labels` over each neighbour list (perplexity ⌊k/3⌋ by default)."
-    codes, cats = encode_labels(labels, nbrs.n); L = len(cats); out = np.empty(nbrs.n)
-    for i0 in range(0, nbrs.n, block):
-        P, H = _neighbor_probabilities(nbrs.distances[i0:i0+block], perplexity or math.floor(nbrs.k / 3))
-        nb = codes[nbrs.indices[i0:i0+block]]; r = len(nb)
-        mass = np.bincount((np.arange(r)[:, None] * L + nb).ravel(), weights=P.ravel(), minlength=r * L).reshape(r, L)
-        out[i0:i0+block] = 1 / np.where(H == 0, -1.0, (mass ** 2).sum(1))
+@njit(parallel=True, cache=_CACHE)
+def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+    "Per-row bisection on β (Harmony / scib-metrics) and the inverse Simpson index of the label masses."
+    n, k = D.shape; target = math.log(perplexity)
+    for i in prange(n):
+        P = np.empty(k); mass = np.zeros(n_labels)
+        beta = 1.0; lo = -np.inf; hi = np.inf
+        H = _hbeta(D[i], I[i], i, beta, P); diff = H - target; tries = 0
+        while abs(diff) >= tol and tries < max_tries:
+            if diff > 0:
+                lo = beta; beta = beta * 2 if hi == np.inf else (beta + hi) / 2
+            else:
+                hi = beta; beta = beta / 2 if lo == -np.inf else (beta + lo) / 2
+            H = _hbeta(D[i], I[i], i, beta, P); diff = H - target; tries += 1
+        for j in range(k): mass[codes[I[i, j]]] += P[j]
+        simpson = 0.0
+        for c in range(n_labels): simpson += mass[c] * mass[c]
+        out[i] = -1.0 if H == 0 else 1.0 / simpson
+
+# %% ../../nbs/20_cells.metrics.ipynb #def6a4b2
+def lisi_values(nbrs: Neighbors, labels: Any, perplexity: float|None=None, tol: float=1e-5, field: str='labels') -> np.ndarray:
+    "Per-cell LISI of `labels` over each neighbour list, the cell itself excluded (perplexity ⌊k/3⌋ by default)."
+    codes, cats = encode_labels(labels, nbrs.n, field); out = np.empty(nbrs.n)
+    perplexity = perplexity or math.floor(nbrs.k / 3)
+    if perplexity < 1: raise DataError(f"LISI needs at least 3 neighbours per cell, got {nbrs.k}", field='k', value=nbrs.k)
+    _lisi_rows(np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices), codes, len(cats),
+               float(perplexity), tol, 50, out)
     return out
 
-# %% ../../nbs/20_cells.metrics.ipynb #e7898ae6
 def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True) -> float:
     "Integration LISI: median LISI over batch labels, scaled (x − 1)/(B − 1)."
     B = len(encode_labels(batch, nbrs.n, 'batch')[1])
     if B < 2: raise DataError("iLISI needs at least 2 batches", field='batch')
-    v = float(np.nanmedian(lisi_values(nbrs, batch, perplexity)))
+    v = float(np.nanmedian(lisi_values(nbrs, batch, perplexity, field='batch')))
     return (v - 1) / (B - 1) if scale else v
 
 def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True) -> float:
@@ -399,14 +410,15 @@ def graph_connectivity(nbrs: Neighbors, labels: Any) -> float:
         out.append(np.bincount(comp).max() / len(m))
     return float(np.mean(out))
 
-# %% ../../nbs/20_cells.metrics.ipynb #5614a623
+# %% ../../nbs/20_cells.metrics.ipynb #c4124e61
 def isolated_labels(X: Any, labels: Any, batch: Any, rescale: bool=True, iso_threshold: int|None=None,
                     sil: np.ndarray|None=None) -> float:
     "Isolated-label ASW (scib-metrics): mean silhouette of labels present in the fewest batches."
-    X = as_embedding(X); lab = np.asarray(labels).astype(str); bat = np.asarray(batch).astype(str)
+    X = as_embedding(X); lab, lcats = encode_labels(labels, len(X), 'labels'); bat, _ = encode_labels(batch, len(X), 'batch')
     per = pd.DataFrame({'l': lab, 'b': bat}).drop_duplicates().groupby('l')['b'].count()
     iso = per.index[per <= (per.min() if iso_threshold is None else iso_threshold)]
-    s = silhouette_samples(X, lab) if sil is None else sil
+    if sil is not None and len(sil) != len(X): raise DataError(f"{len(sil)} silhouettes but {len(X)} cells", field='sil')
+    s = silhouette_from_sums(label_distance_sums(X, lab, len(lcats)), lab) if sil is None else np.asarray(sil, float)
     s = (s + 1) / 2 if rescale else s
     return float(np.mean([s[lab == l].mean() for l in iso]))
 
@@ -501,7 +513,9 @@ class MetricType(str, Enum):
     ACCURACY = 'accuracy'; F1_SCORE = 'f1'; PRECISION = 'precision'; RECALL = 'recall'; AUROC = 'auroc'
     SPEARMAN_CORRELATION_CALCULATION = 'spearman_correlation_calculation'; SEQUENTIAL_ALIGNMENT = 'sequential_alignment'
     # scIB extras (not upstream names; clearly separate)
-    ILISI = 'ilisi'; CLISI = 'clisi'; KBET = 'kbet'; GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
+    ILISI = 'ilisi'; CLISI = 'clisi'; KBET_GLOBAL = 'kbet_global'; KBET_PER_LABEL = 'kbet_per_label'; BRAS = 'bras'
+    GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
+    KMEANS_NMI = 'kmeans_nmi'; KMEANS_ARI = 'kmeans_ari'; PCR_COMPARISON = 'pcr_comparison'
     def __str__(self): return self.value
 
 # %% ../../nbs/20_cells.metrics.ipynb #571addbc
@@ -567,7 +581,7 @@ for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.SEQUENTIAL_ALIGNMENT, sequential_alignment_score, {'X', 'labels'}, {}, {'sequential'}, 'kNN vs random time-label distance (seeded)'),
     (_M.ILISI, ilisi, {'nbrs', 'batch'}, {}, {'integration', 'scib'}, 'scaled median iLISI (scib-metrics)'),
     (_M.CLISI, clisi, {'nbrs', 'labels'}, {}, {'integration', 'scib'}, 'scaled median cLISI (scib-metrics)'),
-    (_M.KBET, lambda **kw: kbet(**kw)[0], {'nbrs', 'batch'}, {'alpha': 0.05}, {'integration', 'scib'}, 'kBET acceptance rate'),
+    (_M.KBET_GLOBAL, lambda **kw: kbet(**kw)[0], {'nbrs', 'batch'}, {'alpha': 0.05}, {'integration', 'scib'}, 'global kBET acceptance rate (not scIB\'s per-label KBET)'),
     (_M.GRAPH_CONNECTIVITY, graph_connectivity, {'nbrs', 'labels'}, {}, {'integration', 'scib'}, 'kNN-graph connectivity per label'),
     (_M.ISOLATED_LABELS, isolated_labels, {'X', 'labels', 'batch'}, {}, {'integration', 'scib'}, 'isolated-label ASW (scib-metrics)')]:
     register_metric(_t, _f, _req, _defaults, _desc, _tags)
