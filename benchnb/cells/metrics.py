@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, warnings
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,10 +22,10 @@ from ..results import MetricResult
 __all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
            'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
            'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
-           'lisi_values', 'ilisi', 'clisi', 'kbet', 'knn_adjacency', 'graph_connectivity', 'isolated_labels',
-           'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance', 'adaptive_k_values',
-           'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics',
-           'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
+           'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
+           'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
+           'adaptive_k_values', 'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric',
+           'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
 
 # %% ../../nbs/20_cells.metrics.ipynb #9cfeb6fa
 log = get_logger('cells.metrics')
@@ -54,8 +54,10 @@ def encode_labels(labels: Any, n_obs: int|None=None, field: str='labels') -> tup
         raise DataError(f"{len(s)} labels but there are {n_obs} cells", field=field)
     if len(s) == 0: raise DataError("no labels (empty)", field=field)
     if s.isna().any(): raise DataError(f"{int(s.isna().sum())} missing label(s), first at row {int(np.flatnonzero(s.isna())[0])}", field=field)
-    cats, codes = np.unique(s.astype(str).to_numpy(), return_inverse=True)
-    return codes.astype(np.int64), cats
+    codes, uniq = pd.factorize(s.astype(str))                    # hashing, then sort the few categories as strings
+    uniq = np.asarray(uniq, dtype=str); order = np.argsort(uniq)
+    rank = np.empty_like(order); rank[order] = np.arange(len(order))
+    return rank[codes].astype(np.int64), uniq[order]
 
 # %% ../../nbs/20_cells.metrics.ipynb #1e03c4d7
 import numba
@@ -326,61 +328,93 @@ def entropy_per_cell(X: Any, batch: Any, k: int=200, nbrs: Neighbors|None=None, 
     return float(np.mean(entropy_per_cell_values(nbrs, batch)))
 
 # %% ../../nbs/20_cells.metrics.ipynb #5b9b378c
-@njit(cache=_CACHE)
-def _hbeta(d, idx, self_i, beta, P):
-    "Entropy H of P ∝ exp(−β d) over the neighbours other than `self_i` (P normalised in place; 0 if all vanish)."
-    s = 0.0; sd = 0.0
+@njit(fastmath=_FAST, cache=_CACHE)
+def _hbeta(d, beta, P):
+    "(H, Var_P d) of P ∝ exp(−β d) (P normalised in place; all 0 and H = 0 if every weight vanishes). exp in float32, sums in float64."
+    b = np.float32(beta); s = 0.0; sd = 0.0; sdd = 0.0
     for j in range(len(d)):
-        p = 0.0 if idx[j] == self_i else math.exp(-d[j] * beta)
-        P[j] = p; s += p; sd += d[j] * p
+        p = math.exp(-d[j] * b); P[j] = p; s += p; sd += d[j] * p; sdd += d[j] * d[j] * p
     if s == 0.0:
-        for j in range(len(d)): P[j] = 0.0
-        return 0.0
-    for j in range(len(d)): P[j] /= s
-    return math.log(s) + beta * sd / s
+        P[:] = 0.0
+        return 0.0, 0.0
+    inv = 1.0 / s
+    for j in range(len(d)): P[j] *= inv
+    return math.log(s) + beta * sd / s, sdd / s - (sd / s) ** 2
+
+@njit(cache=_CACHE)
+def _calibrate(d, P, target, tol, max_tries):
+    "β with |H(β) − target| < tol: safeguarded Newton (dH/dβ = −β Var d) inside the bisection bracket; returns H."
+    beta = 1.0; lo = 0.0; hi = np.inf
+    H, var = _hbeta(d, beta, P); diff = H - target; tries = 0
+    while abs(diff) >= tol and tries < max_tries:
+        if diff > 0: lo = beta                      # H decreases with β: too flat → larger β
+        else: hi = beta
+        step = beta + diff / (beta * var) if var > 0 else -1.0
+        if lo < step < hi: beta = step
+        elif hi == np.inf: beta = beta * 2
+        else: beta = (lo + hi) / 2
+        H, var = _hbeta(d, beta, P); diff = H - target; tries += 1
+    return H
 
 @njit(parallel=True, cache=_CACHE)
 def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
-    "Per-row bisection on β (Harmony / scib-metrics) and the inverse Simpson index of the label masses."
-    n, k = D.shape; target = math.log(perplexity)
-    for i in prange(n):
-        P = np.empty(k); mass = np.zeros(n_labels)
-        beta = 1.0; lo = -np.inf; hi = np.inf
-        H = _hbeta(D[i], I[i], i, beta, P); diff = H - target; tries = 0
-        while abs(diff) >= tol and tries < max_tries:
-            if diff > 0:
-                lo = beta; beta = beta * 2 if hi == np.inf else (beta + hi) / 2
-            else:
-                hi = beta; beta = beta / 2 if lo == -np.inf else (beta + lo) / 2
-            H = _hbeta(D[i], I[i], i, beta, P); diff = H - target; tries += 1
-        for j in range(k): mass[codes[I[i, j]]] += P[j]
-        simpson = 0.0
-        for c in range(n_labels): simpson += mass[c] * mass[c]
-        out[i] = -1.0 if H == 0 else 1.0 / simpson
+    """LISI of every row for each label set `codes[s]` (one calibration per cell serves all sets; the cell itself dropped).
+    Distances are shifted by the row's smallest: P and H are unchanged, and float32 exp(−βd) cannot underflow.
+    Rows go in chunks so that the work buffers are allocated once per chunk, not once per cell."""
+    n, k = D.shape; target = math.log(perplexity); nchunk = min(n, 256)
+    for c in prange(nchunk):
+        d = np.empty(k, np.float32); P = np.empty(k, np.float32); nb = np.empty(k, np.int64); mass = np.empty(n_labels.max())
+        for i in range(c * n // nchunk, (c + 1) * n // nchunk):
+            m = 0; dmin = np.inf
+            for j in range(k):
+                if I[i, j] != i:
+                    nb[m] = I[i, j]; dmin = min(dmin, D[i, j]); m += 1
+            m = 0
+            for j in range(k):
+                if I[i, j] != i:
+                    d[m] = D[i, j] - dmin; m += 1
+            H = _calibrate(d[:m], P[:m], target, tol, max_tries)
+            for s in range(codes.shape[0]):
+                mass[:] = 0.0
+                for j in range(m): mass[codes[s, nb[j]]] += P[j]
+                simpson = 0.0
+                for q in range(n_labels[s]): simpson += mass[q] * mass[q]
+                out[s, i] = -1.0 if H == 0 else 1.0 / simpson
 
 # %% ../../nbs/20_cells.metrics.ipynb #def6a4b2
-def lisi_values(nbrs: Neighbors, labels: Any, perplexity: float|None=None, tol: float=1e-5, field: str='labels') -> np.ndarray:
-    "Per-cell LISI of `labels` over each neighbour list, the cell itself excluded (perplexity ⌊k/3⌋ by default)."
-    codes, cats = encode_labels(labels, nbrs.n, field); out = np.empty(nbrs.n)
+def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, tol: float=1e-5,
+                fields: Sequence[str]=('labels',), encoded: bool=False) -> np.ndarray:
+    "Per-cell LISI, the cell itself excluded (perplexity ⌊k/3⌋ by default); one row per label set given, calibrated once."
+    enc = label_sets if encoded else [encode_labels(l, nbrs.n, f) for l, f in zip(label_sets, list(fields) + ['labels'] * len(label_sets))]
     perplexity = perplexity or math.floor(nbrs.k / 3)
     if perplexity < 1: raise DataError(f"LISI needs at least 3 neighbours per cell, got {nbrs.k}", field='k', value=nbrs.k)
-    _lisi_rows(np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices), codes, len(cats),
-               float(perplexity), tol, 50, out)
-    return out
+    out = np.empty((len(enc), nbrs.n))
+    _lisi_rows(np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices), np.stack([c for c, _ in enc]),
+               np.array([len(cats) for _, cats in enc]), float(perplexity), tol, 50, out)
+    return out[0] if len(enc) == 1 else out
+
+def _lisi_scores(lisi: np.ndarray, n_cats: int, batch: bool, scale: bool) -> float:
+    v = float(np.nanmedian(lisi))
+    return v if not scale else (v - 1) / (n_cats - 1) if batch else (n_cats - v) / (n_cats - 1)
 
 def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True) -> float:
     "Integration LISI: median LISI over batch labels, scaled (x − 1)/(B − 1)."
-    B = len(encode_labels(batch, nbrs.n, 'batch')[1])
+    enc = encode_labels(batch, nbrs.n, 'batch'); B = len(enc[1])
     if B < 2: raise DataError("iLISI needs at least 2 batches", field='batch')
-    v = float(np.nanmedian(lisi_values(nbrs, batch, perplexity, field='batch')))
-    return (v - 1) / (B - 1) if scale else v
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), B, True, scale)
 
 def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True) -> float:
     "Cell-type LISI: median LISI over cell-type labels, scaled (L − x)/(L − 1)."
-    L = len(encode_labels(labels, nbrs.n, 'labels')[1])
+    enc = encode_labels(labels, nbrs.n, 'labels'); L = len(enc[1])
     if L < 2: raise DataError("cLISI needs at least 2 labels", field='labels')
-    v = float(np.nanmedian(lisi_values(nbrs, labels, perplexity)))
-    return (L - v) / (L - 1) if scale else v
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), L, False, scale)
+
+def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True) -> tuple[float, float]:
+    "(iLISI, cLISI) from one calibration of the neighbour weights (they do not depend on the labels): half the work."
+    eb, el = encode_labels(batch, nbrs.n, 'batch'), encode_labels(labels, nbrs.n, 'labels'); B, L = len(eb[1]), len(el[1])
+    if B < 2 or L < 2: return ilisi(nbrs, batch, scale=scale), clisi(nbrs, labels, scale=scale)
+    lb, ll = lisi_values(nbrs, eb, el, encoded=True)
+    return _lisi_scores(lb, B, True, scale), _lisi_scores(ll, L, False, scale)
 
 # %% ../../nbs/20_cells.metrics.ipynb #0b802d00
 def kbet(nbrs: Neighbors, batch: Any, alpha: float=0.05) -> tuple[float, np.ndarray, np.ndarray]:

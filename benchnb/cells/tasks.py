@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from ..core import DataError, Registry, get_logger, seed_everything
 from ..results import MetricResult, aggregate_results
 from benchnb.cells.metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method, metric_result, compute_metric,
-    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet, graph_connectivity, isolated_labels,
+    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, ilisi_clisi, kbet, graph_connectivity, isolated_labels,
     silhouette_samples)
 from .scib import bras, kbet_per_label, kmeans_nmi_ari, scib_neighbor_sizes
 
@@ -303,9 +303,9 @@ def _compute_metrics(self: BatchIntegrationTask) -> list[MetricResult]:
 
 def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None) -> list[MetricResult]:
     "The scIB metrics of `--extras` (scib-metrics definitions), neighbour sizes 90/50/15 capped at the number of cells."
-    sz = scib_neighbor_sizes(nbrs.n); nb90 = nbrs.head(min(sz['lisi'], nbrs.k)); M = MetricType
+    sz = scib_neighbor_sizes(nbrs.n); nb90 = nbrs.head(min(sz['lisi'], nbrs.k)); M = MetricType; il, cl = ilisi_clisi(nb90, batch, labels)
     km = kmeans_nmi_ari(X, labels); kpl = kbet_per_label(nb90.head(min(sz['kbet'], nb90.k)), batch, labels)
-    out = [metric_result(M.ILISI, ilisi(nb90, batch)), metric_result(M.CLISI, clisi(nb90, labels)),
+    out = [metric_result(M.ILISI, il), metric_result(M.CLISI, cl),
            metric_result(M.BRAS, bras(X, labels, batch)), metric_result(M.KBET_GLOBAL, kbet(nb90.head(min(sz['kbet'], nb90.k)), batch)[0]),
            metric_result(M.GRAPH_CONNECTIVITY, graph_connectivity(nb90.head(min(sz['graph'], nb90.k)), labels)),
            metric_result(M.ISOLATED_LABELS, isolated_labels(X, labels, batch, sil=sil)),
