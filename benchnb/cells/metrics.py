@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, warnings
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Iterable, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence
+from typing import Any, Callable, Iterable, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,7 +55,7 @@ def encode_labels(labels: Any, n_obs: int|None=None, field: str='labels') -> tup
     if len(s) == 0: raise DataError("no labels (empty)", field=field)
     if s.isna().any(): raise DataError(f"{int(s.isna().sum())} missing label(s), first at row {int(np.flatnonzero(s.isna())[0])}", field=field)
     codes, uniq = pd.factorize(s.astype(str))                    # hashing, then sort the few categories as strings
-    uniq = np.asarray(uniq, dtype=str); order = np.argsort(uniq)
+    uniq = np.asarray(uniq, dtype=object); order = np.argsort(uniq)      # python str categories
     rank = np.empty_like(order); rank[order] = np.arange(len(order))
     return rank[codes].astype(np.int64), uniq[order]
 
