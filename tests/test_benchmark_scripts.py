@@ -50,3 +50,12 @@ def test_scib_parity_smoke(tmp_path):
     assert abs(row['Total'] - (0.4 * np.mean([row[c] for c in ('BRAS', 'iLISI', 'KBET', 'Graph connectivity', 'PCR comparison')])
                                + 0.6 * np.mean([row[c] for c in ('Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI')]))) < 1e-12
     assert 'ours n=600' in r.stdout
+
+
+def test_plism_cpu_limit_smoke():
+    "The PLISM CPU benchmark runs and finds benchnb's top-k values identical to the plain definition's."
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'plism_cpu_limit.py'), '--slides', '3', '--cases', '460',
+                        '--threads', '1', '--cpu-time'], capture_output=True, text=True, timeout=600,
+                       env={**os.environ, 'BENCHNB_PROGRESS': '0'})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert 'top-k values differing: 0 of 12' in r.stdout, r.stdout
