@@ -230,11 +230,14 @@ def fold_scores(clf, X, y, train, test, binary: bool) -> dict:
 
 # %% ../../nbs/21_cells.tasks.ipynb #a0ff3b4f
 def run_fold_jobs(jobs: Sequence[tuple], n_jobs: int|None=-1) -> list:
-    "Run `fit_score(clf)` for each (classifier name, clf, fit_score): forests ('rf') one by one on all cores, the rest in threads."
+    "Run `fit_score(clf)` per (classifier name, clf, fit_score): forests ('rf') one by one on all cores, the rest in threads."
     from joblib import Parallel, delayed
+    from threadpoolctl import threadpool_limits
     out = {k: f(clf.set_params(rf__n_jobs=n_jobs)) for k, (name, clf, f) in enumerate(jobs) if name == 'rf'}
     rest = [k for k, (name, *_) in enumerate(jobs) if name != 'rf']
-    out.update(zip(rest, Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)))
+    with threadpool_limits(1, user_api='blas'):      # the folds are the parallelism: no BLAS threads on top of them
+        done = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)
+    out.update(zip(rest, done))
     return [out[k] for k in range(len(jobs))]
 
 # %% ../../nbs/21_cells.tasks.ipynb #10e5e114
