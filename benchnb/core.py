@@ -16,7 +16,7 @@ from tqdm import tqdm
 # %% auto #0
 __all__ = ['families', 'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry',
            'get_logger', 'configure_logging', 'progress', 'FamilyInfo', 'register_family', 'load_plugins',
-           'resource_path', 'seed_everything', 'package_versions']
+           'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #648a54e1
 class BenchnbError(Exception):
@@ -167,3 +167,13 @@ def package_versions(names: Iterable[str]=('benchnb', 'numpy', 'pandas')) -> dic
         try: out[n] = metadata.version(n)
         except metadata.PackageNotFoundError: out[n] = None
     return out
+
+# %% ../nbs/00_core.ipynb #f260467d
+def gpu_available(what: str='this cell') -> bool:
+    "True if torch sees a CUDA GPU; otherwise print that `what` is skipped and return False."
+    try:
+        import torch
+        ok = torch.cuda.is_available()
+    except ImportError: ok = False
+    if not ok: print(f"skipped {what}: no CUDA GPU here")
+    return ok
