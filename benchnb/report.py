@@ -16,7 +16,7 @@ from fastcore.xtras import modified_env
 # %% auto #0
 __all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters', 'report_parameters', 'check_parameters',
            'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
-           'run_report', 'write_index', 'run_demo']
+           'run_report', 'small_sample_note', 'write_index', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #1375e364
 reports = Registry('report')
@@ -187,6 +187,14 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
     out = ReportOutput(name, dest, page, time.time() - t0, 'failed' if error else 'ok', error)
     if error: raise ReportError(f"report failed at {error} (partial notebook kept)", file=dest)
     return out
+
+# %% ../nbs/01_report.ipynb #eddf3021
+def small_sample_note(n: int, unit: str, minimum: int=30) -> str:
+    "A Markdown note for a report summary when `n` `unit` are too few to rank models on; '' otherwise."
+    if n >= minimum: return ''
+    return (f"> **Too small to rank:** {n} {unit} (fewer than {minimum}). The confidence intervals are wide and a "
+            "difference between models here is not evidence that one is better: read this run as a check that the "
+            "pipeline works.")
 
 # %% ../nbs/01_report.ipynb #c27ad76a
 def write_index(outputs: list[ReportOutput], out_dir: str|os.PathLike) -> Path:
