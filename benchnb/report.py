@@ -81,11 +81,17 @@ def report_kernel() -> str:
 
 # %% ../nbs/01_report.ipynb #7ddae405
 def _ipc_kernel_manager():
-    "A jupyter_client kernel manager class whose kernels talk over IPC sockets."
+    "A jupyter_client kernel manager class whose kernels talk over IPC sockets in Jupyter's runtime folder."
+    import uuid
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import CaselessStrEnum
+    from jupyter_core.paths import jupyter_runtime_dir
+    from traitlets import CaselessStrEnum, default
     class IpcKernelManager(AsyncKernelManager):
         transport = CaselessStrEnum(['tcp', 'ipc'], default_value='ipc', config=True)
+        @default('ip')
+        def _ip_default(self):    # absolute: the kernel runs in the report's folder, the client wherever it was started
+            Path(jupyter_runtime_dir()).mkdir(parents=True, exist_ok=True)
+            return str(Path(jupyter_runtime_dir())/f"benchnb-kernel-{uuid.uuid4().hex[:12]}-ipc")
     return IpcKernelManager
 
 # %% ../nbs/01_report.ipynb #2471649b

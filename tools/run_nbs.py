@@ -36,7 +36,9 @@ def run_all(nb: str|Path, kernel: str='benchnb', timeout: int=600):
     from nbclient import NotebookClient
     nb = Path(nb).resolve()
     node = nbformat.read(nb, as_version=4)
-    NotebookClient(node, kernel_name=kernel, timeout=timeout, resources={'metadata': {'path': str(nb.parent)}}).execute()
+    from benchnb.report import _ipc_kernel_manager
+    NotebookClient(node, kernel_name=kernel, timeout=timeout, resources={'metadata': {'path': str(nb.parent)}},
+                   kernel_manager_class=_ipc_kernel_manager()).execute()
     return node
 
 def run_all_cells_need(nb: str|Path) -> bool:

@@ -1,0 +1,68 @@
+"""JupyterLab is the front door: the `lab` extra, `make lab`, the `benchnb` kernel, and "Run All" on a CPU-only machine.
+
+CI cost: `test_run_all_on_the_benchnb_kernel` executes, on the installed `benchnb` Jupyter kernel with nbclient and
+every cell run as JupyterLab's Run All runs them (nbdev flags ignored), the notebooks whose cells behave differently
+there than under nbdev_test — `#| gpu`, `#| slow`, `#| eval: false` cells and `--help` output (rich's Jupyter
+display) — which includes 00_core as a plain one: 7 notebooks, about 70 s on 2 cores. nbdev_test already executes
+every notebook (in-process, execnb); `BENCHNB_RUN_ALL=1` runs all of them here too (several minutes).
+"""
+import json, os, runpy, subprocess, sys
+from pathlib import Path
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]/'tools'))
+import run_nbs
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT/'nbs').glob('*.ipynb'))
+RUN_ALL = [p for p in NOTEBOOKS if os.environ.get('BENCHNB_RUN_ALL') == '1' or run_nbs.run_all_cells_need(p)]
+
+def setup_kwargs(monkeypatch) -> dict:
+    "The keyword arguments setup.py passes to setuptools.setup."
+    import setuptools
+    got = {}
+    monkeypatch.setattr(setuptools, 'setup', lambda **kw: got.update(kw))
+    monkeypatch.chdir(ROOT)
+    runpy.run_path(str(ROOT/'setup.py'))
+    return got
+
+def test_lab_extra_in_all(monkeypatch):
+    extras = setup_kwargs(monkeypatch)['extras_require']
+    names = lambda reqs: {r.split('>')[0].split('=')[0].split('<')[0] for r in reqs}
+    assert {'jupyterlab', 'ipywidgets'} <= names(extras['lab'])
+    assert {'jupyterlab', 'ipywidgets'} <= names(extras['all'])
+
+def test_jupyter_lab_installed():
+    r = subprocess.run([str(Path(sys.executable).parent/'jupyter'), 'lab', '--version'], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout.strip().split('.')[0]) >= 4
+    import ipywidgets; assert int(ipywidgets.__version__.split('.')[0]) >= 8     # tqdm's notebook bars need it
+
+def test_make_lab_opens_nbs_on_the_benchnb_kernel():
+    r = subprocess.run(['make', '-n', '-W', 'settings.ini', 'lab'], capture_output=True, text=True, cwd=ROOT)
+    line = [l for l in r.stdout.splitlines() if 'jupyter lab' in l]
+    assert line and '--ServerApp.root_dir=nbs' in line[-1] and 'default_kernel_name=benchnb' in line[-1], r.stdout
+    assert 'ipykernel install --sys-prefix --name benchnb' in (ROOT/'Makefile').read_text()
+
+def test_every_notebook_declares_the_benchnb_kernel():
+    from nbdev.clean import clean_nb
+    for p in NOTEBOOKS + sorted((ROOT/'nbs'/'reports').glob('*.ipynb')):
+        nb = json.loads(p.read_text(encoding='utf-8'))
+        assert nb['metadata']['kernelspec']['name'] == 'benchnb', p.name
+        clean_nb(nb, allowed_metadata_keys=[])                                   # what nbdev_clean does
+        assert nb['metadata']['kernelspec']['name'] == 'benchnb', f"nbdev_clean drops the kernelspec of {p.name}"
+
+def test_benchnb_kernel_runs_this_environment():
+    from jupyter_client.kernelspec import KernelSpecManager
+    spec = KernelSpecManager().get_kernel_spec('benchnb')                      # raises if `make install` did not register it
+    exe = Path(spec.argv[0])
+    assert exe.resolve().parent == Path(sys.executable).resolve().parent, f"benchnb kernel runs {exe}, not this venv"
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize('nb', RUN_ALL, ids=lambda p: p.stem)
+def test_run_all_on_the_benchnb_kernel(nb):
+    executed = run_nbs.run_all(nb, timeout=300)                                 # per-cell timeout
+    text = json.dumps([o for c in executed.cells if c.cell_type == 'code' for o in c.get('outputs', [])])
+    if '#| gpu' in nb.read_text(encoding='utf-8'):
+        import torch
+        assert torch.cuda.is_available() or 'no CUDA GPU here' in text, "gpu cells neither ran nor said they skipped"
