@@ -25,3 +25,12 @@ def test_misspelt_parameter_is_an_error(benchnb_exe, tmp_path):
     assert r.stderr.count('\n') == 1 and "no parameter 'n_valuez'" in r.stderr and "did you mean 'n_values'" in r.stderr
     assert 'n_groups, n_values, seed' in r.stderr
     assert not (tmp_path/'out'/'core.html').exists()                                  # refused before any work
+
+def test_demo_html_is_reader_ready(benchnb_exe, tmp_path):
+    "The demo pages a newcomer opens first (core and translator here; cells and PLISM are scanned by their own tests)."
+    r = run(benchnb_exe, 'demo', '--only', 'core', '--only', 'translator', '-o', 'out', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert 'IPKernelApp' not in r.stderr and 'Warning' not in r.stderr
+    check_report_html(tmp_path/'out'/'core.html', tmp_path)
+    text = check_report_html(tmp_path/'out'/'translator.html', tmp_path)
+    assert 'Too small to rank: 5 queries' in text                     # DrugCentral_subset has 5 queries
