@@ -111,16 +111,18 @@ def clean_stderr(text: str) -> str:
 
 # %% ../nbs/01_report.ipynb #aa5563df
 def _parameters_cell(nb) -> Any:
-    "One markdown cell: a folded table of the parameters the report ran with."
+    "One markdown cell: a folded table of the parameters the report ran with (defaults marked)."
     import nbformat
     from papermill.translators import PythonTranslator
-    cell = next(c for c in nb.cells if 'parameters' in c.metadata.get('tags', []))
+    cell = next((c for c in nb.cells if 'parameters' in c.metadata.get('tags', [])), None)
     given = nb.metadata.get('papermill', {}).get('parameters', {})
+    declared = {p.name: p for p in (PythonTranslator.inspect(cell) if cell else [])}
     rows = []
-    for p in PythonTranslator.inspect(cell):
-        if p.name == 'output_dir': continue
-        value = html.escape(repr(given[p.name]) if p.name in given else f"{p.default} (default)")
-        rows.append(f"<tr><td><code>{p.name}</code></td><td><code>{value}</code></td><td>{html.escape(p.help)}</td></tr>")
+    for name in [*declared, *(k for k in given if k not in declared)]:
+        if name == 'output_dir': continue
+        value = html.escape(repr(given[name]) if name in given else f"{declared[name].default} (default)")
+        help_ = html.escape(declared[name].help if name in declared else '')
+        rows.append(f"<tr><td><code>{name}</code></td><td><code>{value}</code></td><td>{help_}</td></tr>")
     return nbformat.v4.new_markdown_cell(f"<details><summary>Parameters</summary><table>{''.join(rows)}</table></details>")
 
 # %% ../nbs/01_report.ipynb #28f9f539
