@@ -171,7 +171,8 @@ def reports_page(docs: Path, demo_dir: Path) -> str:
         if (demo_dir/f'{name}.html').exists():
             (docs/'reports').mkdir(exist_ok=True); shutil.copy(demo_dir/f'{name}.html', docs/'reports'/f'{name}.html')
             link = f"\n\n[The demo report]({'reports/' + name + '.html'}) (run with its demo parameters)."
-        rows = '\n'.join(f"| `{k}` | `{v['default']}` | {v['help']} |" for k, v in report_parameters(name).items() if k != 'output_dir')
+        cell = lambda t: html.escape(str(t)).replace('|', '\\|')
+        rows = '\n'.join(f"| `{k}` | `{str(v['default']).replace('|', '/')}` | {cell(v['help'])} |" for k, v in report_parameters(name).items() if k != 'output_dir')
         parts.append(f"## {name}\n\n{info.description}.{link}\n\n```bash\nbenchnb report {name} -o reports/out\n```\n\n"
                      f"| parameter | default | |\n|---|---|---|\n{rows}")
     if not any((demo_dir/f'{n}.html').exists() for n in reports.names()):
