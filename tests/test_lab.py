@@ -3,8 +3,9 @@
 CI cost: `test_run_all_on_the_benchnb_kernel` executes, on the installed `benchnb` Jupyter kernel with nbclient and
 every cell run as JupyterLab's Run All runs them (nbdev flags ignored), the notebooks whose cells behave differently
 there than under nbdev_test — `#| gpu`, `#| slow`, `#| eval: false` cells and `--help` output (rich's Jupyter
-display) — which includes 00_core as a plain one: 7 notebooks, about 70 s on 2 cores. nbdev_test already executes
-every notebook (in-process, execnb); `BENCHNB_RUN_ALL=1` runs all of them here too (several minutes).
+display) — 00_core among them as a plain one, 20_cells.metrics left out (> 100 s; its gpu cell is checked statically
+by `test_gpu_cells_skip_without_a_gpu`): 6 notebooks, ≈ 115 s on 2 shared cores. nbdev_test already executes every
+notebook (in-process, execnb); `BENCHNB_RUN_ALL=1` runs all 23 here too (≈ 640 s measured, all passing).
 """
 import json, os, runpy, subprocess, sys
 from pathlib import Path
