@@ -25,3 +25,10 @@ def test_translator_report(tmp_path):
     assert len(outs) == 2
     o = json.loads(outs[0].read_text())
     assert o['k'] == 5 and o['benchmark']['num_queries'] == 5 and list(o)[:4] == ['k', 'benchmark', 'metrics', 'queries']
+    # the Test Harness section: two local targets, two runs, a trend
+    acc = pd.read_csv(files/'acceptance_summary.csv')
+    assert set(acc['agent']) == {'harness-a', 'harness-b'} and set(acc['suite']) == {'sprint_4_tests', 'pathfinder_tests'}
+    assert (acc.set_index(['suite', 'agent'])['all'].xs('harness-a', level='agent') > 0.5).all()
+    assert len((files/'acceptance_verdicts.jsonl').read_text().splitlines()) == 2 * (106 + 90)
+    assert (files/'acceptance_trend.png').stat().st_size > 0
+    assert len(list((files/'results'/'acceptance'/'sprint_4_tests'/'harness-a').glob('*/verdicts.jsonl'))) == 2

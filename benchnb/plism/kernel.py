@@ -4,19 +4,22 @@
 
 # %% ../../nbs/32_plism.kernel.ipynb #4f66ca9d
 from __future__ import annotations
-import math
+import contextlib, math, os, threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
+import numba
 import numpy as np
+from fastcore.basics import patch
+from numba import njit, prange
 
 from ..core import ConfigError, DataError, RunError
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
-           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'self_counts',
-           'cross_counts', 'PairRanks', 'twin_ranks', 'hard_slides', 'nearest_tiles']
+           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'gemm_buffer',
+           'self_counts', 'cross_counts', 'PairRanks', 'twin_ranks', 'hard_slides', 'nearest_tiles']
 
 # %% ../../nbs/32_plism.kernel.ipynb #e53707ac
 def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -80,8 +83,11 @@ class Backend:
     "Array primitives the rank kernel needs; subclasses bind them to numpy, cupy or torch."
     name = 'base'
     def __init__(self, precision: str='fp32', memory_mb: float=256, device: str='cpu'):
-        if precision == 'bf16': raise ConfigError("bf16 is too coarse to rank similarities (8-bit mantissa); use fp32, tf32 or fp16", field='precision', value=precision)
-        if precision not in PRECISIONS: raise ConfigError(f"unknown precision (known: {', '.join(PRECISIONS)})", field='precision', value=precision)
+        if precision == 'bf16':
+            raise ConfigError("bf16 is too coarse to rank similarities (8-bit mantissa); use fp32, tf32 or fp16",
+                              field='precision', value=precision)
+        if precision not in PRECISIONS:
+            raise ConfigError(f"unknown precision (known: {', '.join(PRECISIONS)})", field='precision', value=precision)
         self.precision, self.memory_bytes, self.device = precision, int(memory_mb * 2 ** 20), device
     def __repr__(self): return f"{type(self).__name__}(device={self.device!r}, precision={self.precision!r})"
 
@@ -163,26 +169,131 @@ def make_backend(backend: str='auto', device: str='cpu', precision: str='fp32', 
         return NumpyBackend(precision, memory_mb, device=device, xp=cupy)
     return TorchBackend(precision, memory_mb, device)
 
+# %% ../../nbs/32_plism.kernel.ipynb #bfb1b106
+@patch
+def self_block(self: Backend, g, r0: int, th):
+    "(b × P) counts #{j ≠ r0 + i : g[i, j] > th[i, p]} for a block g of rows r0… of a self-similarity."
+    self.mask_diag(g, r0)
+    return self.count_above_sorted(self.sort_rows(g), th)
+
+@patch
+def cross_block(self: Backend, c, r0: int, t) -> tuple[Any, Any]:
+    "(counts along the block's rows, counts per column) of c > twin similarity t, the twins c[i, r0 + i] excluded."
+    self.mask_diag(c, r0)
+    return self.count_gt(c, t[r0:r0 + c.shape[0]], 1), self.count_gt(c, t, 0)
+
+# %% ../../nbs/32_plism.kernel.ipynb #904ab0fe
+_CACHE = '__file__' in globals()   # numba caches compiled kernels for the module, not inside a notebook
+
+@njit(cache=_CACHE, inline='always')
+def _count_above(row, lo: int, hi: int, ts, hist):
+    "Histogram, over row[lo:hi], of how many sorted thresholds `ts` each value exceeds (values below all: skipped)."
+    P, tmin = len(ts), ts[0]
+    for j in range(lo, hi):
+        v = row[j]
+        if v > tmin:
+            a, b = 1, P
+            while a < b:
+                m = (a + b) >> 1
+                if ts[m] < v: a = m + 1
+                else: b = m
+            hist[a] += 1
+
+# %% ../../nbs/32_plism.kernel.ipynb #a9ed27b3
+@njit(parallel=True, cache=_CACHE)
+def _self_block_counts(g, r0, th, out):
+    "out[i, p] = #{j ≠ r0 + i : g[i, j] > th[i, p]} by one pass per row (no sort of the row)."
+    b, n = g.shape
+    P = th.shape[1]
+    for i in prange(b):
+        order = np.argsort(th[i])
+        ts = th[i][order]
+        hist = np.zeros(P + 1, np.int64)
+        _count_above(g[i], 0, r0 + i, ts, hist)
+        _count_above(g[i], r0 + i + 1, n, ts, hist)
+        run = 0
+        for k in range(P - 1, -1, -1):
+            run += hist[k + 1]
+            out[i, order[k]] = run
+
+# %% ../../nbs/32_plism.kernel.ipynb #569feddc
+@njit(parallel=True, cache=_CACHE)
+def _cross_block_counts(c, r0, t, ca, cb_parts):
+    "ca[i] = #{j ≠ r0+i : c[i, j] > t[r0+i]}; cb_parts[w, j] += #{i of worker w's rows, i ≠ j−r0 : c[i, j] > t[j]}."
+    b, n = c.shape
+    nw = cb_parts.shape[0]
+    size = (b + nw - 1) // nw
+    for w in prange(nw):
+        cb = cb_parts[w]
+        for i in range(w * size, min(b, (w + 1) * size)):
+            row, ti, d, cnt = c[i], t[r0 + i], r0 + i, 0
+            for j in range(d):
+                cnt += row[j] > ti
+                cb[j] += row[j] > t[j]
+            for j in range(d + 1, n):
+                cnt += row[j] > ti
+                cb[j] += row[j] > t[j]
+            ca[i] = cnt
+
+# %% ../../nbs/32_plism.kernel.ipynb #fa676ebb
+_KERNEL_LOCK = threading.Lock()   # one parallel numba kernel at a time: pair threads share the cores anyway
+_SERIAL = 1 << 20                 # blocks smaller than this many values: one thread (a parallel launch costs more)
+_self_serial = njit(cache=_CACHE)(_self_block_counts.py_func)
+_cross_serial = njit(cache=_CACHE)(_cross_block_counts.py_func)
+
+@patch
+def self_block(self: NumpyBackend, g, r0: int, th):
+    if self.xp is not np: return Backend.self_block(self, g, r0, th)
+    out, th = np.empty(th.shape, np.int32), np.ascontiguousarray(th)
+    if g.size < _SERIAL: _self_serial(g, r0, th, out)
+    else:
+        with _KERNEL_LOCK: _self_block_counts(g, r0, th, out)
+    return out
+
+@patch
+def cross_block(self: NumpyBackend, c, r0: int, t):
+    if self.xp is not np: return Backend.cross_block(self, c, r0, t)
+    nw = 1 if c.size < _SERIAL else numba.get_num_threads()
+    ca, parts = np.empty(c.shape[0], np.int32), np.zeros((nw, c.shape[1]), np.int32)
+    if nw == 1: _cross_serial(c, r0, t, ca, parts)
+    else:
+        with _KERNEL_LOCK: _cross_block_counts(c, r0, t, ca, parts)
+    return ca, parts.sum(0, dtype=np.int32)
+
 # %% ../../nbs/32_plism.kernel.ipynb #6b7a2741
+_buffers = threading.local()
+
+def gemm_buffer(be: Backend, rows: int, cols: int):
+    "This thread's reusable fp32 (rows × cols) output block on the CPU; None elsewhere (the backend allocates)."
+    if not (isinstance(be, NumpyBackend) and be.xp is np): return None
+    buf = getattr(_buffers, 'buf', None)
+    if buf is None or buf.size < rows * cols: buf = _buffers.buf = np.empty(rows * cols, np.float32)
+    return buf[:rows * cols].reshape(rows, cols)
+
+def _gemm(be: Backend, q, g, buf):
+    if buf is None: return be.matmul_t(q, g)
+    out = np.matmul(q, g.T, out=buf[:len(q)])
+    if be.precision == 'fp16': out[...] = be.round16(out)
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #2b3e5e35
 def self_counts(be: Backend, s, thresholds) -> Any:
     "(n × P) counts #{j ≠ i : ⟨s_i, s_j⟩ > thresholds[i, p]} (rows of `s` already in similarity precision)."
-    n = s.shape[0]; step = be.block_rows(n)
-    out = be.zeros_int(tuple(thresholds.shape))
+    n = s.shape[0]
+    step = min(n, be.block_rows(n))
+    out, buf = be.zeros_int(tuple(thresholds.shape)), gemm_buffer(be, step, n)
     for r0 in range(0, n, step):
-        g = be.matmul_t(s[r0:r0 + step], s)
-        be.mask_diag(g, r0)
-        out[r0:r0 + step] = be.count_above_sorted(be.sort_rows(g), thresholds[r0:r0 + step])
+        out[r0:r0 + step] = be.self_block(_gemm(be, s[r0:r0 + step], s, buf), r0, thresholds[r0:r0 + step])
     return out
 
 def cross_counts(be: Backend, a, b, t) -> tuple[Any, Any]:
     "Counts of B-tiles beating each A-query's twin, and of A-tiles beating each B-query's twin (twins excluded)."
-    n = a.shape[0]; step = be.block_rows(b.shape[0], 8)
-    ca, cb = be.zeros_int(n), be.zeros_int(b.shape[0])
+    n = a.shape[0]
+    step = min(n, be.block_rows(b.shape[0], 8))
+    ca, cb, buf = be.zeros_int(n), be.zeros_int(b.shape[0]), gemm_buffer(be, step, b.shape[0])
     for r0 in range(0, n, step):
-        c = be.matmul_t(a[r0:r0 + step], b)
-        be.mask_diag(c, r0)
-        ca[r0:r0 + step] = be.count_gt(c, t[r0:r0 + step], 1)
-        cb += be.count_gt(c, t, 0)
+        ca[r0:r0 + step], cnt = be.cross_block(_gemm(be, a[r0:r0 + step], b, buf), r0, t)
+        cb += cnt
     return ca, cb
 
 # %% ../../nbs/32_plism.kernel.ipynb #52c85a1f
@@ -209,6 +320,12 @@ def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     cosine = float(be.get(t_full).astype(np.float64).mean())
     return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
 
+def _blas_threads_per_worker(workers: int):
+    "BLAS threads capped at cores / workers while pair threads run (no oversubscription); a no-op for 1 worker."
+    if workers <= 1: return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api='blas')
+
 def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]], backend: Backend|str='auto',
                workers: int=1, normalized: bool=False) -> Iterator[tuple[tuple[str, str], PairRanks]]:
     "Yield ((a, b), PairRanks) for every pair, slide-major: each slide's self term computed once for all partners."
@@ -226,7 +343,7 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     def _pair(p):
         a, b = p; ca, cb = cross_counts(be, sims[a], sims[b], th[p][0])
         return p, PairRanks(th[p][1], be.get(selfc[(a, b)] + ca).astype(np.int64), be.get(selfc[(b, a)] + cb).astype(np.int64))
-    with ThreadPoolExecutor(max(1, workers)) as ex:
+    with ThreadPoolExecutor(max(1, workers)) as ex, _blas_threads_per_worker(workers):
         selfc = {k: v for d in ex.map(_self, slides) for k, v in d.items()}
         yield from ex.map(_pair, pairs)
 

@@ -5,6 +5,7 @@
 # %% ../../nbs/13_translator.evaluate.ipynb #2f260f2a
 from __future__ import annotations
 import contextlib, gc, itertools, json, math, os
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping, Sequence
@@ -16,20 +17,21 @@ from fastcore.basics import patch as fastcore_patch
 from ..core import DataError, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
+from .client import LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker
 from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'LEDGER_FILE', 'ORDERS', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'extract_message', 'is_failure_marker',
-           'result_score', 'bound_ids', 'rank_results', 'add_xref_aliases', 'judge', 'Evaluation', 'per_query',
-           'curves', 'metric_at', 'precision_at_k', 'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank',
-           'query_status', 'evaluate_responses', 'ResponseFiles', 'load_responses', 'result_dirs', 'failures',
+__all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
+           'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
+           'set_members', 'answer_view', 'Evaluation', 'per_query', 'curves', 'metric_at', 'precision_at_k',
+           'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank', 'query_status', 'evaluate_responses',
+           'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses', 'result_dirs', 'failures',
            'confidence_intervals', 'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report',
            'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
-LEDGER_FILE = 'ledger.jsonl'       # a fetch run's per-query record (see translator.fetch)
 
 @contextlib.contextmanager
 def paused_gc():
@@ -38,22 +40,6 @@ def paused_gc():
     try: yield
     finally:
         if on: gc.enable()
-
-# %% ../../nbs/13_translator.evaluate.ipynb #fe3ed47f
-def _get(d: Any, *keys) -> Any:
-    for k in keys:
-        if not isinstance(d, dict): return None
-        d = d.get(k)
-    return d
-
-def extract_message(response: Any) -> dict:
-    "The TRAPI message of a response (plain or ARS form); `{}` when absent or null."
-    msg = _get(response, 'message') if isinstance(response, dict) and 'message' in response else _get(response, 'fields', 'data', 'message')
-    return msg if isinstance(msg, dict) else {}
-
-def is_failure_marker(response: Any) -> bool:
-    "True for upstream's stored failure (`\"benchmarks\": \"Fetch request failed 3 times.\"`) instead of a response."
-    return isinstance(response, dict) and isinstance(response.get('benchmarks'), str) and 'fail' in response['benchmarks'].lower()
 
 # %% ../../nbs/13_translator.evaluate.ipynb #60694201
 def _num(x) -> float|None:
@@ -92,14 +78,49 @@ ORDERS = ('score', 'rank', 'sugeno')
 
 def rank_results(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> list:
     "The top `k` results by score (descending, stable), or by the ARS `rank`/`sugeno` when the results carry it."
-    if not isinstance(results, list) or not results: return []
+    return rank_scored(results, k, score_from, order_by)[0]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #431c4ba2
+def _ordering(r) -> float|None:
+    oc = r.get('ordering_components') if isinstance(r, dict) else None
+    vals = [v for v in (oc.values() if isinstance(oc, dict) else ()) if _num(v) is not None]
+    return float(sum(vals)) if vals else None
+
+def _analysis_score(r) -> float|None:
+    an = r.get('analyses') if isinstance(r, dict) else None
+    vals = [v for a in (an if isinstance(an, list) else ()) if (v := _num(_get(a, 'score'))) is not None]
+    return vals[0] if vals else None
+
+SCORE_GETTERS = {'analysis': _analysis_score, 'result': lambda r: _num(_get(r, 'score')),
+                 'sugeno': lambda r: _num(_get(r, 'sugeno')), 'rank': lambda r: _num(_get(r, 'rank')),
+                 'normalized_score': lambda r: _num(_get(r, 'normalized_score')), 'ordering_components': _ordering}
+SCORE_SOURCES = (*SCORE_GETTERS, 'none')
+
+def score_source(results: Any) -> str:
+    "Where the ranking scores of `results` live: analysis, result, an ARS field, or none (file order)."
+    if not isinstance(results, list) or not results: return 'none'
+    try:
+        if type(results[0]['analyses'][0]['score']) is float: return 'analysis'      # fast path: the usual case
+    except (KeyError, IndexError, TypeError): pass
+    return next((s for s, get in SCORE_GETTERS.items() if any(get(r) is not None for r in results)), 'none')
+
+# %% ../../nbs/13_translator.evaluate.ipynb #e91038b1
+def rank_scored(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> tuple[list, str]:
+    "(top `k` results, the score source used): ARS `rank`/`sugeno` when asked and present, else `score_source`'s."
+    if not isinstance(results, list) or not results: return [], 'none'
     if order_by != 'score':
         vals = [_num(r.get(order_by)) if isinstance(r, dict) else None for r in results]
         if any(v is not None for v in vals):
             key = np.array([math.inf if v is None else v if order_by == 'rank' else -v for v in vals])
-            return [results[i] for i in np.argsort(key, kind='stable')[:k]]
-    scores = np.array([_score_fast(r) for r in results] if score_from == 'first' else [result_score(r, score_from) for r in results])
-    return [results[i] for i in np.argsort(-scores, kind='stable')[:k]]
+            return [results[i] for i in np.argsort(key, kind='stable')[:k]], order_by
+    src = score_source(results)
+    if src == 'none': return list(results[:k]), src
+    if src == 'analysis':
+        scores = np.array([_score_fast(r) for r in results] if score_from == 'first' else [result_score(r, score_from) for r in results])
+        return [results[i] for i in np.argsort(-scores, kind='stable')[:k]], src
+    vals = [SCORE_GETTERS[src](r) for r in results]
+    key = np.array([math.inf if v is None else v for v in vals]) if src == 'rank' else -np.array([0.0 if v is None else v for v in vals])
+    return [results[i] for i in np.argsort(key, kind='stable')[:k]], src
 
 # %% ../../nbs/13_translator.evaluate.ipynb #8bf7b7b6
 def add_xref_aliases(normalizer: dict[str, str], message: dict) -> None:
@@ -146,6 +167,65 @@ def judge(ranked: Sequence, truth: set[tuple], slots: Sequence[str], k: int, nor
             if pred in remaining: hits[r] = True; remaining.discard(pred); break
     return hits
 
+# %% ../../nbs/13_translator.evaluate.ipynb #9def07c4
+def _binding_ids(b: Any) -> list[str]:
+    "Ids of a binding list [{id}] (1.x) or object {ids} (2.0)."
+    if isinstance(b, list): return [x['id'] for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
+    return [x for x in b.get('ids') or [] if isinstance(x, str)] if isinstance(b, dict) else []
+
+def _support_graphs(edge: Any) -> list[str]:
+    for a in _get(edge, 'attributes') or []:
+        if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:support_graphs':
+            v = a.get('value'); return [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str)]
+    return []
+
+def path_nodes(result: Any, message: dict) -> list[str]:
+    "Nodes on the paths of `result` (path_bindings or support graphs → auxiliary graphs → KG edges), in order."
+    aux, kedges = message.get('auxiliary_graphs') or {}, _get(message, 'knowledge_graph', 'edges') or {}
+    graphs = []
+    for a in _get(result, 'analyses') or []:
+        if not isinstance(a, dict): continue
+        for pb in (a.get('path_bindings') or {}).values(): graphs += _binding_ids(pb)
+        for eb in (a.get('edge_bindings') or {}).values(): graphs += [g for e in _binding_ids(eb) for g in _support_graphs(kedges.get(e))]
+        graphs += [g for g in a.get('support_graphs') or [] if isinstance(g, str)]
+    nodes = {}
+    for g in dict.fromkeys(graphs):
+        for e in _get(aux, g, 'edges') or []:
+            for c in (_get(kedges.get(e), 'subject'), _get(kedges.get(e), 'object')):
+                if isinstance(c, str): nodes[c] = None
+    return list(nodes)
+
+# %% ../../nbs/13_translator.evaluate.ipynb #e2643c5e
+def set_members(message: dict, curie: str) -> list[str]:
+    "Members of a set node (its `member_ids`, or a `biolink:member_ids` attribute); [] for other nodes."
+    node = _get(message, 'knowledge_graph', 'nodes', curie)
+    m = _get(node, 'member_ids') or next((a.get('value') for a in _get(node, 'attributes') or []
+                                          if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:member_ids'), None)
+    return [x for x in m if isinstance(x, str)] if isinstance(m, list) else []
+
+def _is_set(qnode: Any) -> bool:
+    return isinstance(qnode, dict) and (qnode.get('set_interpretation') in ('ALL', 'MANY') or bool(qnode.get('is_set') or qnode.get('set')))
+
+def answer_view(results: list, message: dict, query_graph: dict, slots: Sequence[str]) -> tuple[list, bool]:
+    "(results with path slots and set members bound, whether any-binding applies); results unchanged for plain queries."
+    qnodes = query_graph.get('nodes') or {}
+    pinned = {c for n in qnodes.values() if isinstance(n, dict) for c in n.get('ids') or []}
+    pathfinder = bool(query_graph.get('paths')) or (bool(qnodes) and all(isinstance(n, dict) and n.get('ids') for n in qnodes.values()))
+    path_slots = [s for s in slots if s not in qnodes] if pathfinder else []
+    msg_sets = [s for s in slots if _is_set(qnodes.get(s)) or _is_set(_get(message, 'query_graph', 'nodes', s))]
+    if not path_slots and not msg_sets: return results, False
+    out = []
+    for r in results:
+        nb = dict(_get(r, 'node_bindings') or {})
+        if path_slots:
+            on_path = [{'id': c} for c in path_nodes(r, message) if c not in pinned]
+            nb.update({s: on_path for s in path_slots})
+        for s in msg_sets:
+            ids = _binding_ids(nb.get(s))
+            nb[s] = [{'id': c} for c in dict.fromkeys(ids + [m for c in ids for m in set_members(message, c)])]
+        out.append({**r, 'node_bindings': nb} if isinstance(r, dict) else r)
+    return out, True
+
 # %% ../../nbs/13_translator.evaluate.ipynb #734d09ce
 @dataclass
 class Evaluation:
@@ -160,6 +240,7 @@ class Evaluation:
     results_dir: str|None = None
     options: dict = field(default_factory=dict)   # how results were ranked and matched (binding, score_from, order_by, use_xref)
     problems: list[Problem]|None = None           # TRAPI structure problems (only when validated; metrics never depend on them)
+    warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked (e.g. no scores: file order)
 
     @property
     def k(self) -> int: return self.hits.shape[1]
@@ -233,7 +314,7 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
-    problems = [] if validate else None
+    problems, sources, unscored = [] if validate else None, Counter(), []
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
@@ -241,12 +322,19 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
         if validate: problems += validate_response(resp, q.uid, q.slots)
         msg = extract_message(resp); results = msg.get('results')
         n_res[i] = len(results) if isinstance(results, list) else 0
-        ranked = rank_results(results, k, score_from, order_by)
+        if n_res[i]: results, anyb = answer_view(results, msg, _get(q.message, 'message', 'query_graph') or {}, q.slots)
+        else: anyb = False
+        ranked, src = rank_scored(results, k, score_from, order_by)
+        if n_res[i]: sources[src] += 1
+        if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
         if use_xref: add_xref_aliases(norm, msg)
-        hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, binding)
+        hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, 'any' if anyb else binding)
     R = np.array([len(truth[q.uid]) for q in queries])
-    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
-    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems)
+    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref, 'score_sources': dict(sources)}
+    warn = [f"{len(unscored)} response(s) carry no score anywhere (analyses, result, ARS fields): their results were ranked "
+            f"in file order, e.g. {unscored[0]}"] if unscored else []
+    for w in warn: log.warning("%s: %s", benchmark, w)
+    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems, warn)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
 class ResponseFiles(Mapping):
@@ -264,13 +352,39 @@ class ResponseFiles(Mapping):
     def __iter__(self) -> Iterator[str]: return iter(self.files)
     def __len__(self) -> int: return len(self.files)
 
-def load_responses(path: str|os.PathLike, uids: Sequence[str]) -> tuple[Mapping[str, Any], set[str]]:
-    "(uid → response, failed uids) from a run directory (read lazily) or a JSON file {uid: response}."
+def _pinned(qg: Any) -> frozenset:
+    return frozenset(c for n in (_get(qg, 'nodes') or {}).values() if isinstance(n, dict) for c in n.get('ids') or [] if isinstance(c, str))
+
+def match_response(response: Any, queries: Sequence[Query], file: str|os.PathLike|None=None) -> str:
+    "The uid of the benchmark query a single TRAPI response answers (the same pinned ids), or a DataError saying why not."
+    qg = extract_message(response).get('query_graph')
+    where = dict(file=file, field='message.query_graph')
+    if not isinstance(qg, dict): raise DataError("a single TRAPI response without a query graph cannot be matched to a query; "
+                                                 "give a JSON file {uid: response} instead", **where)
+    pins = _pinned(qg)
+    hits = [q for q in queries if _pinned(_get(q.message, 'message', 'query_graph')) == pins]
+    if len(hits) > 1: hits = [q for q in hits if set(q.slots) <= set(qg.get('nodes') or {})] or hits
+    if len(hits) == 1: return hits[0].uid
+    if not hits: raise DataError(f"this TRAPI response answers none of the benchmark's {len(queries)} queries "
+                                 f"(its pinned ids {sorted(pins)} match no query's)", **where)
+    raise DataError(f"this TRAPI response matches {len(hits)} queries ({', '.join(q.uid for q in hits[:3])}); "
+                    "give a JSON file {uid: response} instead", **where)
+
+def is_trapi_response(obj: Any) -> bool:
+    "Whether a parsed JSON file is one TRAPI response (plain or ARS form) rather than a {uid: response} mapping."
+    return isinstance(obj, dict) and (isinstance(obj.get('message'), dict) or isinstance(_get(obj, 'fields', 'data', 'message'), dict))
+
+def load_responses(path: str|os.PathLike, uids: Sequence[str], queries: Sequence[Query]|None=None) -> tuple[Mapping[str, Any], set[str]]:
+    "(uid → response, failed uids) from a run directory (read lazily), a JSON file {uid: response}, or one TRAPI response."
     path = Path(path)
     if path.is_file():
         try: obj = json.loads(path.read_text(encoding='utf-8'))
         except json.JSONDecodeError as e: raise DataError(f"invalid JSON at line {e.lineno}: {e.msg}", file=path) from None
+        except RecursionError: raise DataError("JSON nested too deep to read", file=path) from None
         if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
+        if is_trapi_response(obj):
+            if queries is None: raise DataError("one TRAPI response: the benchmark's queries are needed to match it", file=path)
+            return {match_response(obj, queries, path): obj}, set()
         return {u: obj[u] for u in uids if u in obj}, set()
     if not path.is_dir(): raise DataError("results not found (expected a run directory or a JSON file)", file=path)
     ledger = path/LEDGER_FILE
@@ -320,6 +434,7 @@ def to_dict(self: Evaluation, ci: bool=True) -> dict:
     ca = self.curves(answered)
     out['target'] = self.target
     if self.options: out['evaluation_options'] = dict(self.options)
+    if self.warnings: out['warnings'] = list(self.warnings)
     out['extra_metrics'] = {**{m: lst(c[m]) for m in EXTRAS},
                             'answered_only': {m: ca[m] if m == 'mean_reciprocal_rank' else lst(ca[m]) for m in UPSTREAM + EXTRAS}}
     if ci: out['confidence_intervals'] = self.confidence_intervals()
@@ -402,7 +517,6 @@ def make_normalizer(queries: Sequence[Query], how: str|os.PathLike|Mapping='iden
     if isinstance(how, Mapping): return dict(how)
     if how == 'identity': return identity_normalizer(slot_curies(queries))
     if how == 'nodenorm':
-        from benchnb.translator.fetch import NODENORM_URL, NodeNormClient
         return NodeNormClient(nodenorm_url or NODENORM_URL).normalizer(slot_curies(queries))
     return load_normalizer(how)
 
@@ -425,7 +539,7 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     queries = build_queries(cfg, benchmark)
     norm, uids = make_normalizer(queries, normalizer), [q.uid for q in queries]
     if isinstance(results, Mapping): sources = [(None, dict(results), set())]
-    else: sources = [(d, *load_responses(d, uids)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
+    else: sources = [(d, *load_responses(d, uids, queries)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
     return [evaluate_responses(benchmark, queries, resp, target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target', k, norm,
                                use_xref, binding, score_from, failed, str(d) if d else None, order_by, validate) for d, resp, failed in sources]
 

@@ -4,119 +4,27 @@
 
 # %% ../../nbs/12_translator.fetch.ipynb #d813128d
 from __future__ import annotations
-import collections, concurrent.futures as cf, contextlib, email.utils, http.server, json, os, random, threading, time, uuid
+import collections, concurrent.futures as cf, contextlib, http.server, json, os, random, threading, time, uuid
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 import requests
 from fastcore.basics import patch as fastcore_patch
-from requests.adapters import HTTPAdapter
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, new_run_id, write_json
 from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
-from .evaluate import LEDGER_FILE, extract_message
-from .queries import build_queries, normalizer_from_nodenorm, uid_filename, uid_filenames, uid_from_filename
+from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
+from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'NOT_RETRIED', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason', 'retry_after_seconds',
-           'retry_delay', 'Outcome', 'make_session', 'request_json', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name',
-           'CallbackListener', 'receive', 'wait', 'start', 'stop', 'await_callback', 'choose_run_dir', 'FetchSummary',
-           'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run', 'default_cache_dir',
-           'NodeNormClient', 'get', 'normalizer']
+__all__ = ['log', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'CallbackListener', 'receive', 'wait', 'start', 'stop',
+           'await_callback', 'choose_run_dir', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint',
+           'fetch_benchmark', 'score_run']
 
-# %% ../../nbs/12_translator.fetch.ipynb #9bfed7a7
+# %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
-
-@dataclass
-class RetryPolicy:
-    "Timeouts and retry schedule for one HTTP request."
-    retries: int = 2                 # extra attempts after the first (upstream: 3 attempts in all)
-    connect_timeout: float = 10.0
-    read_timeout: float = 300.0
-    backoff: float = 1.0             # first retry delay (s); doubles each retry
-    max_backoff: float = 60.0
-    jitter: float = 0.5              # delay × (1 + jitter·U[0, 1))
-    max_retry_after: float = 300.0   # cap on a server's Retry-After
-    sleep: Callable[[float], Any] = field(default=time.sleep, repr=False)
-
-    @property
-    def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
-
-# %% ../../nbs/12_translator.fetch.ipynb #fcd6a838
-def is_retryable(status: int|None) -> bool:
-    "Whether an HTTP status (None = no response: connection error or timeout) is worth retrying."
-    return status is None or status in (408, 429) or (500 <= status < 600 and status != 501)
-
-NOT_RETRIED = {409: 'the target cannot meet the requested timeout (TRAPI 2.0 parameters.timeout)',
-               413: 'request too large for the target', 501: 'not implemented by the target'}
-
-def http_failure_reason(status: int, text: str='') -> str:
-    "The ledger reason for an HTTP error reply, naming the final refusals."
-    hint = f" ({NOT_RETRIED[status]}; not retried)" if status in NOT_RETRIED else ''
-    return f"HTTP {status}{hint}: {text[:200]}"
-
-def retry_after_seconds(value: str|None) -> float|None:
-    "A `Retry-After` header in seconds (delta-seconds or HTTP-date), or None."
-    if not value: return None
-    try: return max(0.0, float(value))
-    except ValueError: pass
-    try: return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
-    except (TypeError, ValueError): return None
-
-def retry_delay(policy: RetryPolicy, attempt: int, status: int|None=None, retry_after: str|None=None, rng=random) -> float:
-    "Seconds to wait before retry number `attempt` (1-based)."
-    ra = retry_after_seconds(retry_after) if status in (429, 503) else None
-    if ra is not None: return min(ra, policy.max_retry_after)
-    return min(policy.backoff * 2 ** (attempt - 1), policy.max_backoff) * (1 + policy.jitter * rng.random())
-
-# %% ../../nbs/12_translator.fetch.ipynb #4f831060
-@dataclass
-class Outcome:
-    "What happened to one request (after retries)."
-    ok: bool
-    response: Any = None
-    reason: str = ''
-    attempts: int = 0
-    http_status: int|None = None
-    latency_s: float = 0.0
-    bytes: int = 0
-
-    def info(self) -> dict:
-        "The ledger fields (everything but the response)."
-        return {k: v for k, v in asdict(self).items() if k not in ('ok', 'response')}
-
-def make_session(pool_size: int=10) -> requests.Session:
-    "A `requests.Session` with a connection pool sized for `pool_size` threads (no urllib3 retries: we retry)."
-    s = requests.Session()
-    adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(pool_size, 1), max_retries=0)
-    s.mount('http://', adapter); s.mount('https://', adapter)
-    s.headers.update({'Accept': 'application/json', 'User-Agent': 'benchnb-translator'})
-    return s
-
-# %% ../../nbs/12_translator.fetch.ipynb #ef4d6730
-def request_json(session: requests.Session, method: str, url: str, body: Any=None, policy: RetryPolicy|None=None) -> Outcome:
-    "Send one JSON request with timeouts and retries; return its `Outcome`."
-    policy, t0, status, reason, size = policy or RetryPolicy(), time.perf_counter(), None, '', 0
-    for attempt in range(1, policy.retries + 2):
-        retry_after = None
-        try:
-            r = session.request(method, url, json=body, timeout=policy.timeout)
-            status, size, retry_after = r.status_code, len(r.content), r.headers.get('Retry-After')
-            if 200 <= status < 300:
-                try: return Outcome(True, r.json(), 'ok', attempt, status, time.perf_counter() - t0, size)
-                except ValueError: reason = 'invalid JSON in the response body'
-            else: reason = http_failure_reason(status, r.text)
-            if 200 <= status < 300 or is_retryable(status): pass
-            else: return Outcome(False, None, reason, attempt, status, time.perf_counter() - t0, size)
-        except requests.Timeout as e: status, reason = None, f"timeout: {type(e).__name__}"
-        except requests.RequestException as e: status, reason = None, f"connection error: {type(e).__name__}: {str(e)[:200]}"
-        if attempt <= policy.retries:
-            delay = retry_delay(policy, attempt, status, retry_after)
-            log.info("%s %s: %s; retry %d in %.2f s", method, url, reason, attempt, delay)
-            policy.sleep(delay)
-    return Outcome(False, None, reason, policy.retries + 1, status, time.perf_counter() - t0, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #45a96382
 @dataclass
@@ -394,44 +302,3 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
         return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score')
-
-# %% ../../nbs/12_translator.fetch.ipynb #b1f9bc0f
-NODENORM_URL = 'https://nodenormalization-sri.renci.org/get_normalized_nodes'
-
-def default_cache_dir() -> Path:
-    "Where NodeNorm replies are cached (`$BENCHNB_CACHE` or `~/.cache/benchnb`)."
-    return Path(os.environ.get('BENCHNB_CACHE') or Path.home()/'.cache'/'benchnb')/'nodenorm'
-
-class NodeNormClient:
-    "Batched, cached, retrying client of the SRI Node Normalizer."
-    def __init__(self, url: str=NODENORM_URL, batch_size: int=500, cache_dir: str|os.PathLike|None=None,
-                 policy: RetryPolicy|None=None, session: requests.Session|None=None):
-        self.url, self.batch_size, self.policy = url, batch_size, policy or RetryPolicy(read_timeout=120)
-        self.cache_file = Path(cache_dir or default_cache_dir())/'replies.jsonl'
-        self.session, self.cache = session or make_session(2), {}
-        if self.cache_file.exists():
-            for line in self.cache_file.read_text(encoding='utf-8').splitlines():
-                try: self.cache.update(json.loads(line))
-                except json.JSONDecodeError: pass
-
-# %% ../../nbs/12_translator.fetch.ipynb #e8ffac71
-@fastcore_patch
-def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
-    "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
-    missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
-    for i in range(0, len(missing), self.batch_size):
-        batch = missing[i:i + self.batch_size]
-        o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
-        if not o.ok or not isinstance(o.response, dict):
-            raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {o.reason or 'reply is not an object'} "
-                           "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
-        got = {c: o.response.get(c) for c in batch}
-        self.cache.update(got)
-        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
-    return {c: self.cache[c] for c in dict.fromkeys(curies)}
-
-@fastcore_patch
-def normalizer(self: NodeNormClient, curies: Sequence[str]) -> dict[str, str]:
-    "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
-    return normalizer_from_nodenorm(self.get(curies))

@@ -16,7 +16,8 @@ from .config import MODES, load_config
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'list_', 'queries_', 'fetch_', 'score_', 'evaluate_', 'serve_', 'run_']
+__all__ = ['cli', 'ConfigOpt', 'tests_cli', 'TestsOpt', 'list_', 'queries_', 'fetch_', 'score_', 'evaluate_', 'serve_', 'run_',
+           'tests_list_', 'tests_run_', 'tests_serve_']
 
 # %% ../../nbs/19_translator.cli.ipynb #17721349
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -192,6 +193,100 @@ def run_(benchmark: str = typer.Argument(...), target: str = typer.Argument(...)
     s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency, _policy(timeout, 10.0, retries, 1.0))
     typer.echo(f"benchnb: {s}", err=True)
     _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True)
+
+# %% ../../nbs/19_translator.cli.ipynb #43be36a3
+tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
+                        help="The Translator Test Harness's acceptance and pathfinder suites (NCATSTranslator/Tests): list and run them.")
+cli.add_typer(tests_cli, name='tests')
+TestsOpt = typer.Option(None, '--tests', help="Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).")
+
+@tests_cli.command('list')
+def tests_list_(tests: Optional[Path] = TestsOpt):
+    "List the test suites with their case and asset counts."
+    import collections, pandas as pd
+    from benchnb.translator.acceptance import load_suites, plan_suite
+    rows = []
+    for sid, s in load_suites(tests).items():
+        plan, queries = plan_suite(s)
+        shapes = collections.Counter(p.shape for p in plan)
+        rows.append({'suite': sid, 'cases': len(s.cases), 'assets': len(plan), **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
+                     'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)})
+    df = pd.DataFrame(rows)
+    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
+
+# %% ../../nbs/19_translator.cli.ipynb #0c8914b7
+def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
+    "name → URL (None: from targets.json) from `NAME` / `NAME=URL` arguments and `--url`."
+    out = {}
+    for t in targets:
+        name, sep, u = t.partition('=')
+        if not name or (sep and not u): raise ConfigError("a target is NAME or NAME=URL", field='TARGET', value=t)
+        out[name] = u or None
+    if url is not None:
+        if len(out) != 1: raise ConfigError("applies to exactly one target (give the others as NAME=URL)", field='--url', value=url)
+        out = {k: url for k in out}
+    return out
+
+# %% ../../nbs/19_translator.cli.ipynb #8766409f
+@tests_cli.command('run')
+def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name without .json), or 'all'."),
+               targets: list[str] = typer.Argument(..., help="Target names from targets.json, or NAME=URL."),
+               results: Path = typer.Option(..., '--results', help="Results root directory."),
+               out: Path = typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent (JSON Lines)."),
+               url: Optional[str] = typer.Option(None, '--url', help="URL of the (single) target."),
+               mode: Optional[str] = typer.Option(None, '--mode', help="sync | async | ars (default from targets.json)."),
+               concurrency: int = typer.Option(8, '--concurrency', '-n', min=1), timeout: float = typer.Option(300.0, '--timeout'),
+               connect_timeout: float = typer.Option(10.0, '--connect-timeout'), retries: int = typer.Option(2, '--retries'),
+               backoff: float = typer.Option(1.0, '--backoff'),
+               run_id: Optional[str] = typer.Option(None, '--run-id', '--resume', help="Use (or resume) this run id under RESULTS/SUITE/TARGET."),
+               new: bool = typer.Option(False, '--new', help="Always start new runs."),
+               retry_failed: bool = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest runs."),
+               limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run."),
+               poll_interval: float = typer.Option(5.0, '--poll-interval'), max_wait: float = typer.Option(600.0, '--max-wait'),
+               normalizer: Optional[Path] = typer.Option(None, '--normalizer', help="JSON {curie: preferred curie} or a saved NodeNorm reply."),
+               nodenorm: bool = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, as the harness does (network)."),
+               nodenorm_url: Optional[str] = typer.Option(None, '--nodenorm-url', help="Node Normalizer get_normalized_nodes URL."),
+               matrix: Optional[Path] = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV)."),
+               fail_fast: bool = typer.Option(False, '--fail-fast', help="Send no further suites to a target that answered none of a suite's queries."),
+               tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
+    "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
+    import json
+    from benchnb.runs import write_text
+    from benchnb.translator.acceptance import (agent_accounting, load_preferred, load_suites, nodenorm_preferred, run_suites, suite_curies,
+                                               summary_pivot, verdict_matrix)
+    if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
+    tmap = _targets(targets, url)
+    if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
+    ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
+    norm = load_preferred(normalizer) if normalizer else None
+    if nodenorm: norm = nodenorm_preferred(suite_curies(load_suites(tests, ids).values()), *([nodenorm_url] if nodenorm_url else []))
+    runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
+                            run_id=run_id, new=new, retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
+                            normalized=norm, tests=tests)
+    write_text(out, ''.join(json.dumps(r) + '\n' for r in rows))
+    if matrix: write_text(matrix, verdict_matrix(rows, marks=False).to_csv())
+    typer.echo(summary_pivot(rows).to_string(float_format=lambda x: f"{x:.3f}", na_rep='-'))
+    for _, a in agent_accounting(runs).iterrows():
+        lat = f", latency median {a.latency_median_s:.3f} s, p95 {a.latency_p95_s:.3f} s" if a.ok + a.failed else ''
+        typer.echo(f"benchnb: {a.suite} {a.target}: {a.ok}/{a.queries} queries ok, {a.failed} failed{lat}" + (f"; {a.top_failure}" if a.top_failure else ''), err=True)
+    typer.echo(f"benchnb: {len(rows)} verdicts in {out}", err=True)
+
+# %% ../../nbs/19_translator.cli.ipynb #d9f4eba6
+@tests_cli.command('serve')
+def tests_serve_(suites: list[str] = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite)."),
+                 host: str = typer.Option('127.0.0.1', '--host'), port: int = typer.Option(8000, '--port'),
+                 accuracy: float = typer.Option(0.85, '--accuracy', help="Fraction of assets placed where they pass."),
+                 seed: int = typer.Option(0, '--seed'), latency: float = typer.Option(0.0, '--latency', help="Seconds added to every query."),
+                 tests: Optional[Path] = TestsOpt):
+    "Run the reference TRAPI target on a demo graph that answers the suites' queries."
+    import uvicorn
+    from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
+    from benchnb.translator.server import Faults, ServerState, make_app
+    if not 0 <= accuracy <= 1: raise ConfigError("must be between 0 and 1", field='--accuracy', value=accuracy)
+    ss = load_suites(tests, None if suites == ['all'] else suites)
+    state = ServerState(acceptance_demo_kg(ss.values(), seed, accuracy), Faults(latency=latency))
+    typer.echo(f"benchnb reference TRAPI target for {', '.join(ss)} on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
+    uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
 # %% ../../nbs/19_translator.cli.ipynb #2551d901
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target", cli=cli)

@@ -4,10 +4,10 @@
 
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
-import asyncio, collections, copy, csv, hashlib, io, json, os, random, threading, time, uuid
-from dataclasses import dataclass, asdict
+import asyncio, collections, copy, csv, datetime, hashlib, io, json, math, os, random, threading, time, uuid
+from dataclasses import dataclass, asdict, fields
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
@@ -19,13 +19,18 @@ from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'FAULT_KINDS', 'KGEdge', 'KnowledgeGraph', 'answer_query', 'trapi_response', 'Faults',
-           'query_key', 'ServerState', 'fault_response', 'trapi_check', 'make_app', 'post_callback', 'ars_merged',
-           'ReferenceServer', 'build_demo_kg', 'demo_kg']
+__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS',
+           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'answer_query',
+           'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers', 'find_paths',
+           'pathfinder_response', 'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState',
+           'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2',
+           'as_trapi15', 'read_body', 'make_app', 'post_callback', 'ars_merged', 'ReferenceServer', 'build_demo_kg',
+           'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
 RELATED_TO = 'biolink:related_to'
+NAMED_THING = 'biolink:NamedThing'
 
 @dataclass
 class KGEdge:
@@ -39,17 +44,18 @@ class KGEdge:
 
 # %% ../../nbs/14_translator.server.ipynb #886bdf46
 class KnowledgeGraph:
-    "Scored edges indexed by subject and object."
-    def __init__(self, edges: Iterable[KGEdge]):
-        self.edges = list(edges)
+    "Scored edges indexed by subject and object, and the biolink categories of their nodes."
+    def __init__(self, edges: Iterable[KGEdge], categories: Mapping[str, Sequence[str]]|None=None):
+        self.edges, self.categories = list(edges), {c: list(v) for c, v in (categories or {}).items()}
         self.by_subject, self.by_object = collections.defaultdict(list), collections.defaultdict(list)
         for e in self.edges: self.by_subject[e.subject].append(e); self.by_object[e.object].append(e)
     def __repr__(self): return f"KnowledgeGraph({len(self.edges)} edges, {len(set(self.by_subject) | set(self.by_object))} nodes)"
+    def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [NAMED_THING]
 
     @classmethod
     def from_tsv(cls, path: str|os.PathLike) -> 'KnowledgeGraph':
-        "Read a KGX-style edges TSV (columns subject, predicate, object; optional id, score, primary_knowledge_source)."
-        path, edges = Path(path), []
+        "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, primary_knowledge_source, subject_category, object_category)."
+        path, edges, cats, ids = Path(path), [], {}, set()
         if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
         rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
         missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
@@ -57,24 +63,56 @@ class KnowledgeGraph:
         for i, r in enumerate(rows):
             try: score = float(r.get('score') or 1.0)
             except ValueError: raise DataError("score is not a number", file=path, field=f"line {i+2}", value=r.get('score')) from None
-            edges.append(KGEdge(r.get('id') or f"e{i}", r['subject'], r['predicate'], r['object'], score, r.get('primary_knowledge_source') or 'infores:benchnb'))
-        return cls(edges)
+            eid = r.get('id') or f"e{i}"
+            if eid in ids: raise DataError("edge id used twice (edge bindings would be ambiguous)", file=path, field=f"line {i+2}", value=eid)
+            ids.add(eid)
+            edges.append(KGEdge(eid, r['subject'], r['predicate'], r['object'], score, r.get('primary_knowledge_source') or 'infores:benchnb'))
+            for end in ('subject', 'object'):
+                if v := (r.get(f"{end}_category") or '').strip(): cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
+        return cls(edges, cats)
 
     def to_tsv(self, path: str|os.PathLike) -> Path:
-        "Write the edges as a KGX-style TSV."
-        lines = ['id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source']
-        lines += [f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}" for e in self.edges]
+        "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
+        cat = lambda c: '|'.join(self.categories.get(c, ()))
+        lines = ['id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source' + ('\tsubject_category\tobject_category' if self.categories else '')]
+        lines += [f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}" +
+                  (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else '') for e in self.edges]
         return write_text(path, '\n'.join(lines) + '\n')
+
+# %% ../../nbs/14_translator.server.ipynb #457644be
+BIOLINK_VERSION = '4.4.6'   # the biolink-model release the categories below were checked against
+BIOLINK_PARENTS = {'SmallMolecule': 'MolecularEntity', 'MolecularEntity': 'ChemicalEntity', 'ChemicalMixture': 'ChemicalEntity',
+                   'MolecularMixture': 'ChemicalMixture', 'Drug': 'MolecularMixture', 'ChemicalEntity': 'NamedThing',
+                   'Disease': 'DiseaseOrPhenotypicFeature', 'PhenotypicFeature': 'DiseaseOrPhenotypicFeature',
+                   'DiseaseOrPhenotypicFeature': 'BiologicalEntity', 'Gene': 'BiologicalEntity', 'Protein': 'Polypeptide',
+                   'Polypeptide': 'BiologicalEntity', 'BiologicalProcess': 'BiologicalProcessOrActivity',
+                   'BiologicalProcessOrActivity': 'BiologicalEntity', 'BiologicalEntity': 'NamedThing'}
+
+def category_ancestors(category: str) -> list[str]:
+    "`category` and its biolink ancestors (prefixed CURIEs), most specific first."
+    out, c = [category], category.removeprefix('biolink:')
+    while c in BIOLINK_PARENTS: c = BIOLINK_PARENTS[c]; out.append(f"biolink:{c}")
+    return out
+
+def categories_match(wanted: Sequence[str]|None, have: Sequence[str]) -> bool:
+    "Whether a node of categories `have` may bind to a qnode asking for `wanted` (none or NamedThing: anything)."
+    if not wanted or NAMED_THING in wanted: return True
+    return any(w in category_ancestors(h) for h in have for w in wanted)
 
 # %% ../../nbs/14_translator.server.ipynb #9540d445
 def _qedge_predicates(qedge: dict) -> list[str]|None:
     p = qedge.get('predicates') or ([qedge['predicate']] if qedge.get('predicate') else None)
     return None if not p or RELATED_TO in p else list(p)
 
+def _node_ok(kg: KnowledgeGraph, qnode: dict, curie: str) -> bool:
+    "Whether `curie` may bind to `qnode`: its ids, and its categories unless the KG file gives the node none (unknown)."
+    cats = kg.categories.get(curie)
+    return (not qnode.get('ids') or curie in qnode['ids']) and (not cats or categories_match(qnode.get('categories'), cats))
+
 def _expand(kg: KnowledgeGraph, partial: dict, qedge: dict, nodes: dict) -> Iterable[tuple[dict, KGEdge]]:
     "Extensions of `partial` (qnode → CURIE, plus edge list) through `qedge`."
     preds, s, o = _qedge_predicates(qedge), qedge['subject'], qedge['object']
-    ok = lambda q, c: c == partial[q] if q in partial else (not nodes[q].get('ids') or c in nodes[q]['ids'])
+    ok = lambda q, c: c == partial[q] if q in partial else _node_ok(kg, nodes[q], c)
     cands = []
     if s in partial: cands += [(e, e.subject, e.object) for e in kg.by_subject.get(partial[s], ())]
     elif o in partial: cands += [(e, e.subject, e.object) for e in kg.by_object.get(partial[o], ())]
@@ -88,10 +126,12 @@ def _expand(kg: KnowledgeGraph, partial: dict, qedge: dict, nodes: dict) -> Iter
 # %% ../../nbs/14_translator.server.ipynb #14e2f976
 def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) -> list[tuple[dict, dict, float]]:
     "All results of `query_graph`: (node bindings, edge bindings, score), best first."
-    nodes, edges = query_graph.get('nodes') or {}, dict(query_graph.get('edges') or {})
-    start = next((q for q, n in nodes.items() if n.get('ids')), None)
+    qnodes, edges = query_graph.get('nodes') or {}, dict(query_graph.get('edges') or {})
+    start = next((q for q, n in qnodes.items() if n.get('ids')), None)
     if start is None: raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
-    partials = [({start: c}, {}) for c in nodes[start]['ids']]
+    nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
+    known = (lambda c: c in kg.by_subject or c in kg.by_object) if edges else (lambda c: True)   # an id on no edge answers nothing
+    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if known(c) and _node_ok(kg, nodes[start], c)]
     while edges:
         eid = next((e for e, qe in edges.items() if qe.get('subject') in partials[0][0] or qe.get('object') in partials[0][0]), None) if partials else None
         if eid is None: break
@@ -104,22 +144,112 @@ def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) ->
     return sorted(best.values(), key=lambda r: -r[2])[:max_results]
 
 # %% ../../nbs/14_translator.server.ipynb #ce3c719e
+KNOWLEDGE = {'knowledge_level': 'prediction', 'agent_type': 'computational_model'}   # what a scored demo KG edge is
+
+def _kg_edge(e: KGEdge, v2: bool) -> dict:
+    "A TRAPI knowledge-graph edge: 2.0 carries knowledge_level/agent_type as properties, 1.5 as biolink attributes."
+    edge = {'subject': e.subject, 'predicate': e.predicate, 'object': e.object,
+            'sources': [{'resource_id': e.source, 'resource_role': 'primary_knowledge_source'}]}
+    if v2: return {**edge, **KNOWLEDGE, 'attributes': []}
+    return {**edge, 'attributes': [{'attribute_type_id': f"biolink:{k}", 'value': v} for k, v in KNOWLEDGE.items()]}
+
+def _log(message: str, level: str='INFO') -> dict:
+    return {'timestamp': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'), 'level': level, 'message': message}
+
 def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5', scored: bool|None=None) -> dict:
-    "A TRAPI Response to `query` (a TRAPI Query dict)."
-    qg = (query.get('message') or {}).get('query_graph') or {}
+    "A TRAPI Response to `query` (a TRAPI Query dict); 2.0 shapes (`{ids}` bindings, edge properties, logs) when asked."
+    qg, v2 = (query.get('message') or {}).get('query_graph') or {}, trapi_version.startswith('2')
     ops = [op.get('id') for op in query.get('workflow') or [] if isinstance(op, dict)]
     scored = ('score' in ops or not ops) if scored is None else scored
     results, knodes, kedges = [], {}, {}
     for nb, eb, score in answer_query(kg, qg, max_results):
-        nodes = {q: {'ids': [c]} if trapi_version.startswith('2') else [{'id': c, 'attributes': []}] for q, c in nb.items()}
-        analysis = {'resource_id': 'infores:benchnb', 'edge_bindings': {q: [{'id': e.id, 'attributes': []}] for q, e in eb.items()}}
+        nodes = {q: {'ids': [c]} if v2 else [{'id': c, 'attributes': []}] for q, c in nb.items()}
+        ebind = {q: {'ids': [e.id]} if v2 else [{'id': e.id, 'attributes': []}] for q, e in eb.items()}
+        analysis = {'resource_id': 'infores:benchnb', 'edge_bindings': ebind}
         if scored: analysis['score'] = round(score, 6)
         results.append({'node_bindings': nodes, 'analyses': [analysis]})
-        for c in nb.values(): knodes.setdefault(c, {'name': c, 'categories': ['biolink:NamedThing'], 'attributes': []})
-        for e in eb.values(): kedges[e.id] = {'subject': e.subject, 'predicate': e.predicate, 'object': e.object, 'attributes': [],
-                                              'sources': [{'resource_id': e.source, 'resource_role': 'primary_knowledge_source'}]}
+        for c in nb.values(): knodes.setdefault(c, {'name': c, 'categories': kg.node_categories(c), 'attributes': []})
+        for e in eb.values(): kedges[e.id] = _kg_edge(e, v2)
     return {'message': {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'results': results},
-            'status': 'Success', 'description': f"{len(results)} results", 'logs': [], 'schema_version': trapi_version}
+            'status': 'Success', 'description': f"{len(results)} results", 'logs': [_log(f"{len(results)} results")] if v2 else [],
+            'schema_version': trapi_version, 'biolink_version': BIOLINK_VERSION}
+
+# %% ../../nbs/14_translator.server.ipynb #f9537f08
+from dataclasses import field
+
+@dataclass
+class QualifiedEdge(KGEdge):
+    "A `KGEdge` with Biolink qualifiers, e.g. `{'biolink:object_direction_qualifier': 'increased'}`."
+    qualifiers: dict = field(default_factory=dict)
+
+def satisfies(qualifiers: dict, constraints: list|None) -> bool:
+    "Whether an edge's `qualifiers` meet a QEdge's `qualifier_constraints` (any set; every qualifier of that set)."
+    if not constraints: return True
+    met = lambda s: all(qualifiers.get(q.get('qualifier_type_id')) == q.get('qualifier_value') for q in s.get('qualifier_set') or [])
+    return any(met(s) for s in constraints)
+
+# %% ../../nbs/14_translator.server.ipynb #da4b05cb
+def constrained_kg(kg: KnowledgeGraph, query_graph: dict) -> KnowledgeGraph|None:
+    "The edges meeting the query's qualifier constraints, or None when it has none."
+    qedges = query_graph.get('edges') or {}
+    cons = [qe['qualifier_constraints'] for qe in qedges.values() if isinstance(qe, dict) and qe.get('qualifier_constraints')]
+    if not cons: return None
+    if len(qedges) > 1: raise DataError("qualifier constraints are answered on one-hop queries only", field='query_graph.edges')
+    return KnowledgeGraph([e for e in kg.edges if satisfies(getattr(e, 'qualifiers', {}), cons[0])], kg.categories)
+
+def with_qualifiers(response: dict, kg: KnowledgeGraph) -> dict:
+    "`response` with each knowledge-graph edge's qualifiers (TRAPI `qualifiers` list) from `kg`."
+    by_id = {e.id: e for e in kg.edges}
+    for eid, ke in response['message']['knowledge_graph']['edges'].items():
+        q = getattr(by_id.get(eid), 'qualifiers', None)
+        if q: ke['qualifiers'] = [{'qualifier_type_id': k, 'qualifier_value': v} for k, v in q.items()]
+    return response
+
+# %% ../../nbs/14_translator.server.ipynb #9826261b
+def find_paths(kg: KnowledgeGraph, source: str, target: str, limit: int=500) -> list[list[KGEdge]]:
+    "Simple paths `source` → `target` of 1-3 edges (any predicate or direction), best product score first."
+    nbr = lambda n: [(e, e.object) for e in kg.by_subject.get(n, ())] + [(e, e.subject) for e in kg.by_object.get(n, ())]
+    into_target = collections.defaultdict(list)
+    for e, n in nbr(target): into_target[n].append(e)
+    paths = [[e] for e in into_target.get(source, ())]
+    for e1, a in nbr(source):
+        if a in (source, target): continue
+        paths += [[e1, e2] for e2 in into_target.get(a, ())]
+        paths += [[e1, e2, e3] for e2, b in nbr(a) if b not in (source, target, a) for e3 in into_target.get(b, ())]
+    return sorted(paths, key=lambda p: -float(np.prod([e.score for e in p])))[:limit]
+
+# %% ../../nbs/14_translator.server.ipynb #497edc18
+def _kedge(e: KGEdge) -> dict:
+    return {'subject': e.subject, 'predicate': e.predicate, 'object': e.object, 'attributes': [],
+            'sources': [{'resource_id': e.source, 'resource_role': 'primary_knowledge_source'}]}
+
+def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict:
+    "A TRAPI Response to a pathfinder query: one result, one analysis (with `path_bindings`) per path."
+    qg = query['message']['query_graph']
+    if len(qg['paths']) != 1: raise DataError("a pathfinder query has exactly one path", field='query_graph.paths', value=list(qg['paths']))
+    (pid, qp), = qg['paths'].items()
+    ends = [((qg.get('nodes') or {}).get(qp.get(k)) or {}).get('ids') or [] for k in ('subject', 'object')]
+    if not all(ends): raise DataError("a pathfinder query pins both ends of its path", field=f"query_graph.paths.{pid}")
+    bind = (lambda x: {'ids': [x]}) if trapi_version.startswith('2') else (lambda x: [{'id': x, 'attributes': []}])
+    paths = [p for s in ends[0] for o in ends[1] for p in find_paths(kg, s, o)][:max_results]
+    aux, kedges, knodes, analyses = {}, {}, {}, []
+    for i, p in enumerate(paths):
+        aux[f"aux{i}"] = {'edges': [e.id for e in p], 'attributes': []}
+        for e in p:
+            kedges[e.id] = _kedge(e)
+            for c in (e.subject, e.object): knodes.setdefault(c, {'name': c, 'categories': kg.node_categories(c), 'attributes': []})
+        analyses.append({'resource_id': 'infores:benchnb', 'path_bindings': {pid: bind(f"aux{i}")}, 'score': round(float(np.prod([e.score for e in p])), 6)})
+    results = [{'node_bindings': {qp['subject']: bind(ends[0][0]), qp['object']: bind(ends[1][0])}, 'analyses': analyses}] if paths else []
+    msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'auxiliary_graphs': aux, 'results': results}
+    return {'message': msg, 'status': 'Success', 'description': f"{len(paths)} paths", 'logs': [], 'schema_version': trapi_version}
+
+# %% ../../nbs/14_translator.server.ipynb #aa886910
+def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict|None:
+    "The answer to a pathfinder or qualifier-constrained query; None for the shapes `trapi_response` answers."
+    qg = (query.get('message') or {}).get('query_graph') or {}
+    if qg.get('paths'): return pathfinder_response(kg, query, max_results, trapi_version)
+    sub = constrained_kg(kg, qg)
+    return None if sub is None else with_qualifiers(trapi_response(sub, query, max_results, trapi_version), sub)
 
 # %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
 FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
@@ -149,6 +279,24 @@ class Faults:
             if rate and rng.random() < rate: return kind
         return None
 
+# %% ../../nbs/14_translator.server.ipynb #82a93fc7
+class BoundedStore(collections.OrderedDict):
+    "A dict that keeps at most `cap` entries, none older than `ttl` seconds (insertion time)."
+    def __init__(self, cap: int=1000, ttl: float=3600.0, clock: Any=time.monotonic):
+        super().__init__(); self.cap, self.ttl, self.clock, self.born = cap, ttl, clock, {}
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value); self.born[key] = self.clock(); self.prune()
+
+    def prune(self):
+        "Drop expired entries, then the oldest beyond `cap`."
+        now = self.clock()
+        while self and (len(self) > self.cap or now - self.born[next(iter(self))] > self.ttl):
+            k, _ = self.popitem(last=False); self.born.pop(k, None)
+
+    def get(self, key, default=None):
+        self.prune(); return super().get(key, default)
+
 # %% ../../nbs/14_translator.server.ipynb #fddc0095
 def query_key(body: dict) -> str:
     "A stable key for a query body (its pinned ids and graph), used to count requests per query."
@@ -156,29 +304,36 @@ def query_key(body: dict) -> str:
     return hashlib.sha1(json.dumps(qg, sort_keys=True).encode()).hexdigest()[:16]
 
 class ServerState:
-    "Everything the reference server knows and counts."
+    "Everything the reference server knows and counts (job stores and logs bounded)."
     def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
-                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False):
+                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False,
+                 max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
-        self.async_delay, self.ars_delay = async_delay, ars_delay
+        self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
         self.async_callback, self.async_interim = async_callback, async_interim   # POST the response to `callback`; a 'Running' one first
-        self.callbacks, self.status_polls = [], 0
+        self.callbacks, self.status_polls, self.max_log = [], 0, 1000
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
-        self.jobs, self.ars = {}, {}
-        self.seen_options = []        # the query options (parameters, log_level, ...) of every query received
+        self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # ARS: 4 messages a submit
+        self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
 
-    def count(self, body: dict) -> str|None:
+    def count(self, body: dict, key: str|None=None) -> str|None:
         "Count one query request; return the fault to apply (if any)."
+        key = key or query_key(body)
         with self.lock:
-            key = query_key(body); self.hits += 1; self.by_query[key] += 1
+            self.hits += 1; self.by_query[key] += 1
+            if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
             fault = self.faults.pick(self.rng, self.by_query[key])
             if fault: self.faulted[fault] += 1
             return fault
 
+    def remember(self, log: list, entry: dict):
+        "Append to one of the state's logs, keeping the last `max_log` entries."
+        with self.lock: log.append(entry); del log[:-self.max_log]
+
     def stats(self) -> dict:
         return {'hits': self.hits, 'distinct_queries': len(self.by_query), 'max_hits_per_query': max(self.by_query.values(), default=0),
-                'faults': dict(self.faulted), 'by_query': dict(self.by_query)}
+                'faults': dict(self.faulted), 'by_query': dict(self.by_query), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
 
 # %% ../../nbs/14_translator.server.ipynb #a6fd4e46
 async def fault_response(state: ServerState, fault: str|None):
@@ -194,7 +349,7 @@ async def fault_response(state: ServerState, fault: str|None):
 # %% ../../nbs/14_translator.server.ipynb #6a6f4b45
 def trapi_check(state: ServerState, body: dict) -> JSONResponse|None:
     "Record the query options of `body`; in TRAPI 2.0 mode, the 400/409 response they call for (None: fine)."
-    with state.lock: state.seen_options.append({k: body[k] for k in ('parameters', *QUERY_OPTIONS) if k in body})
+    state.remember(state.seen_options, {k: body[k] for k in ('parameters', *QUERY_OPTIONS) if k in body})
     if not state.trapi_version.startswith('2'): return None
     if misplaced := [k for k in QUERY_OPTIONS if k in body]:
         return JSONResponse({'status': 'BadRequest', 'description': f"TRAPI 2.0: {', '.join(misplaced)} belongs in Query.parameters"}, status_code=400)
@@ -203,51 +358,157 @@ def trapi_check(state: ServerState, body: dict) -> JSONResponse|None:
         return JSONResponse({'status': 'TimeoutUnmeetable', 'description': f"cannot answer within {t:g} s (needs {state.faults.min_timeout:g} s)"}, status_code=409)
     return None
 
+# %% ../../nbs/14_translator.server.ipynb #8423d6ef
+def _need(ok: bool, field: str, what: str, value: Any=None):
+    if not ok: raise DataError(what, field=field or '(body)', value=value)
+
+def _strings(v: Any) -> bool: return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+
+def _check_qedges(edges: Any, nodes: dict, f: str):
+    _need(edges is None or isinstance(edges, dict), f, 'must be an object (id -> edge)', edges)
+    for e, qe in (edges or {}).items():
+        _need(isinstance(qe, dict), f"{f}.{e}", 'must be an object', qe)
+        for end in ('subject', 'object'):
+            _need(isinstance(qe.get(end), str) and qe.get(end) in nodes, f"{f}.{e}.{end}", 'must name a qnode of the query graph', qe.get(end))
+        _need(_strings(qe.get('predicates')), f"{f}.{e}.predicates", 'must be a list of strings', qe.get('predicates'))
+        _need(qe.get('predicate') is None or isinstance(qe['predicate'], str), f"{f}.{e}.predicate", 'must be a string', qe.get('predicate'))
+
+# %% ../../nbs/14_translator.server.ipynb #a2304289
+def check_query_graph(qg: Any, f: str='message.query_graph'):
+    "Raise DataError naming the field when `qg` is not a query graph (qnodes, qedges and pathfinder `paths`)."
+    _need(isinstance(qg, dict), f, 'must be an object (nodes, edges)', qg)
+    nodes = qg.get('nodes')
+    _need(isinstance(nodes, dict) and len(nodes) > 0, f"{f}.nodes", 'must be a non-empty object (qnode id -> qnode)', nodes)
+    for q, n in nodes.items():
+        _need(isinstance(n, dict), f"{f}.nodes.{q}", 'must be an object', n)
+        for key in ('ids', 'categories', 'member_ids'):
+            _need(_strings(n.get(key)), f"{f}.nodes.{q}.{key}", 'must be a list of strings', n.get(key))
+        si = n.get('set_interpretation')
+        _need(si in (None, 'BATCH', 'ALL', 'MANY'), f"{f}.nodes.{q}.set_interpretation", 'must be BATCH, ALL or MANY', si)
+    _check_qedges(qg.get('edges'), nodes, f"{f}.edges")
+    _check_qedges(qg.get('paths'), nodes, f"{f}.paths")
+
+# %% ../../nbs/14_translator.server.ipynb #66848884
+def _check_results(results: Any, f: str='message.results'):
+    _need(isinstance(results, list), f, 'a score workflow needs the results to score (a list)', results)
+    for j, r in enumerate(results):
+        _need(isinstance(r, dict), f"{f}[{j}]", 'must be an object', r)
+        _need(isinstance(r.get('node_bindings'), dict), f"{f}[{j}].node_bindings", 'must be an object', r.get('node_bindings'))
+        an = r.get('analyses', [])
+        _need(isinstance(an, list) and all(isinstance(a, dict) for a in an), f"{f}[{j}].analyses", 'must be a list of objects', an)
+
+def check_query(body: Any, kind: str='query') -> dict:
+    "`body` if it is a TRAPI Query the server can answer (`kind`: query, async, ars); else DataError naming the field."
+    _need(isinstance(body, dict), '', 'a TRAPI Query is a JSON object', body)
+    msg, wf = body.get('message'), body.get('workflow')
+    _need(isinstance(msg, dict) and (kind != 'ars' or bool(msg)), 'message', 'must be a non-empty object', msg)
+    if kind == 'async': _need(isinstance(body.get('callback'), str), 'callback', 'must be a URL string', body.get('callback'))
+    ok_wf = wf is None or (isinstance(wf, list) and all(isinstance(o, dict) and isinstance(o.get('id'), str) for o in wf))
+    _need(ok_wf, 'workflow', 'must be a list of {"id": operation} objects', wf)
+    check_query_graph(msg.get('query_graph'))
+    ops = [o['id'] for o in wf or []]
+    if 'score' in ops and 'lookup' not in ops: _check_results(msg.get('results'))
+    return body
+
+# %% ../../nbs/14_translator.server.ipynb #4b74ab69
+def check_faults(body: Any) -> Faults:
+    "The `Faults` a POST to /benchnb/faults asks for, or DataError naming the setting at fault."
+    _need(isinstance(body, dict), '', 'fault settings are a JSON object', body)
+    known = [f.name for f in fields(Faults)]
+    for k, v in body.items():
+        _need(k in known, k, f"unknown fault setting (one of {', '.join(known)})", v)
+        if k == 'fail_kind': _need(v in FAULT_KINDS, k, f"must be one of {', '.join(FAULT_KINDS)}", v)
+        else: _need(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0, k, 'must be a non-negative number', v)
+    return Faults(**body)
+
 # %% ../../nbs/14_translator.server.ipynb #b986e26f
+def as_trapi2(resp: dict) -> dict:
+    "`resp` in TRAPI 2.0 shape wherever a 1.x habit crept in: non-empty logs, no empty auxiliary_graphs, edge knowledge properties."
+    resp['logs'] = resp.get('logs') or [_log(resp.get('description') or resp.get('status') or 'done')]
+    msg = resp.get('message') or {}
+    if not msg.get('auxiliary_graphs'): msg.pop('auxiliary_graphs', None)
+    for e in (msg.get('knowledge_graph') or {}).get('edges', {}).values():
+        attrs = {a.get('attribute_type_id'): a.get('value') for a in e.get('attributes') or [] if isinstance(a, dict)}
+        for k, default in KNOWLEDGE.items(): e.setdefault(k, attrs.get(f"biolink:{k}", default))
+        e['attributes'] = [a for a in e.get('attributes') or [] if a.get('attribute_type_id') not in {f"biolink:{k}" for k in KNOWLEDGE}]
+    return resp
+
+def as_trapi15(resp: dict) -> dict:
+    "`resp` with knowledge_level/agent_type attributes on every knowledge-graph edge (TRAPI 1.5 asks for them)."
+    for e in ((resp.get('message') or {}).get('knowledge_graph') or {}).get('edges', {}).values():
+        have = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
+        e['attributes'] = (e.get('attributes') or []) + [{'attribute_type_id': f"biolink:{k}", 'value': v} for k, v in KNOWLEDGE.items() if f"biolink:{k}" not in have]
+    return resp
+
 def _answer(state: ServerState, body: dict) -> dict:
     ops = [op.get('id') for op in body.get('workflow') or [] if isinstance(op, dict)]
+    v2 = state.trapi_version.startswith('2')
     if ops and 'lookup' not in ops and 'score' in ops:          # score-only step: re-score the given results
         resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True)
         scores = {json.dumps(r['node_bindings'], sort_keys=True): r['analyses'][0]['score'] for r in resp['message']['results']}
         msg = copy.deepcopy(body.get('message') or {})
         for r in msg.get('results') or []:
             for a in r.get('analyses') or []: a['score'] = scores.get(json.dumps(r.get('node_bindings'), sort_keys=True), 0.0)
-        return {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
-    return trapi_response(state.kg, body, state.max_results, state.trapi_version)
+        out = {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
+    else: out = (shaped_response(state.kg, body, state.max_results, state.trapi_version)   # Test Harness shapes
+                 or trapi_response(state.kg, body, state.max_results, state.trapi_version))
+    return as_trapi2(out) if v2 else as_trapi15(out)
 
 # %% ../../nbs/14_translator.server.ipynb #ce818fbc
+async def read_body(request: Request, limit: int) -> bytes:
+    "The request body, or 413 when it is larger than `limit` bytes (the rest is drained, not kept)."
+    size, chunks = 0, []
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size <= limit: chunks.append(chunk)
+    if size > limit: raise HTTPException(413, f"request body of {size} bytes is over the server's limit of {limit} bytes")
+    return b''.join(chunks)
+
+def _parse(raw: bytes, kind: str) -> tuple[dict, str]:
+    "JSON-decode and check a request body (run in a worker thread: a 2M-id query must not hold the event loop)."
+    try: body = json.loads(raw)
+    except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
+    try: return check_query(body, kind), query_key(body)
+    except DataError as e: raise HTTPException(400, str(e)) from None
+
+def _answer_bytes(state: 'ServerState', body: dict) -> bytes:
+    try: return json.dumps(_answer(state, body)).encode()
+    except DataError as e: raise HTTPException(400, str(e)) from None
+
 def make_app(state: ServerState):
-    "The FastAPI app of the reference TRAPI target."
+    "The FastAPI app of the reference TRAPI target: parsing, checking and answering run off the event loop."
     app = FastAPI(title='benchnb reference TRAPI target', version='1.5.0')
     app.state.benchnb = state
 
-    async def body_of(request: Request) -> dict:
-        try: body = await request.json()
-        except Exception: raise HTTPException(400, 'request body is not JSON')
-        if not isinstance(body, dict) or not isinstance(body.get('message'), dict): raise HTTPException(400, 'a TRAPI Query has a "message" object')
-        return body
+    async def body_of(request: Request, kind: str='query') -> tuple[dict, str]:
+        return await asyncio.to_thread(_parse, await read_body(request, state.max_body), kind)
 
     @app.post('/query')
     async def query(request: Request):
-        body = await body_of(request)
-        if (r := await fault_response(state, state.count(body))) is not None: return r
+        body, key = await body_of(request)
+        if (r := await fault_response(state, state.count(body, key))) is not None: return r
         if (r := trapi_check(state, body)) is not None: return r
-        try: return JSONResponse(_answer(state, body))
-        except DataError as e: raise HTTPException(400, str(e))
+        return Response(await asyncio.to_thread(_answer_bytes, state, body), media_type='application/json')
 
     @app.get('/meta_knowledge_graph')
     async def meta_kg():
-        prefixes = sorted({c.split(':')[0] for e in state.kg.edges for c in (e.subject, e.object)})
-        preds = sorted({e.predicate for e in state.kg.edges})
-        return {'nodes': {'biolink:NamedThing': {'id_prefixes': prefixes, 'attributes': []}},
-                'edges': [{'subject': 'biolink:NamedThing', 'predicate': p, 'object': 'biolink:NamedThing', 'attributes': []} for p in preds]}
+        kg, nodes, edges = state.kg, collections.defaultdict(set), set()
+        for e in kg.edges:
+            for c in (e.subject, e.object):
+                for cat in kg.node_categories(c): nodes[cat].add(c.split(':')[0])
+            edges |= {(s, e.predicate, o) for s in kg.node_categories(e.subject) for o in kg.node_categories(e.object)}
+        return {'nodes': {cat: {'id_prefixes': sorted(p), 'attributes': []} for cat, p in sorted(nodes.items())},
+                'edges': [{'subject': s, 'predicate': p, 'object': o, 'attributes': []} for s, p, o in sorted(edges)]}
 
     @app.get('/benchnb/stats')
     async def stats(): return state.stats()
 
     @app.post('/benchnb/faults')
     async def set_faults(request: Request):
-        state.faults = Faults(**await request.json()); state.rng = random.Random(state.faults.seed)
+        try: faults = check_faults(json.loads(await read_body(request, state.max_body)))
+        except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
+        except DataError as e: raise HTTPException(400, str(e)) from None
+        state.faults = faults; state.rng = random.Random(state.faults.seed)
         return asdict(state.faults)
 
     _add_async_routes(app, state, body_of)
@@ -263,7 +524,7 @@ async def post_callback(state: ServerState, job_id: str, url: str, response: dic
         except requests.RequestException: code = None
         if code is not None and code < 500: break
         if i < attempts: await asyncio.sleep(0.05)
-    with state.lock: state.callbacks.append({'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i})
+    state.remember(state.callbacks, {'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i})
     return code
 
 # %% ../../nbs/14_translator.server.ipynb #0ec150a3
@@ -271,18 +532,18 @@ def _add_async_routes(app, state: ServerState, body_of):
     async def run_job(job_id: str, body: dict):
         cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
         if cb and state.async_interim:
-            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': []})
+            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': [_log('working on it')]})
         await asyncio.sleep(state.async_delay)
-        job = state.jobs[job_id]
-        try: job.update(status='Completed', response=_answer(state, body), description='done')
+        if (job := state.jobs.get(job_id)) is None: return      # expired meanwhile
+        try: job.update(status='Completed', response=await asyncio.to_thread(_answer, state, body), description='done')
         except Exception as e: job.update(status='Failed', description=str(e))
         if cb: await post_callback(state, job_id, cb, job['response'] if job['status'] == 'Completed' else
-                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': []})
+                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': [_log(job['description'], 'ERROR')]})
 
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
-        body = await body_of(request)
-        if (r := await fault_response(state, state.count(body))) is not None: return r
+        body, key = await body_of(request, 'async')
+        if (r := await fault_response(state, state.count(body, key))) is not None: return r
         if (r := trapi_check(state, body)) is not None: return r
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
@@ -294,7 +555,7 @@ def _add_async_routes(app, state: ServerState, body_of):
         job = state.jobs.get(job_id)
         with state.lock: state.status_polls += 1
         if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
-        out = {'status': job['status'], 'description': job['description'], 'logs': []}
+        out = {'status': job['status'], 'description': job['description'], 'logs': [_log(job['description'])]}
         if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
         return out
 
@@ -310,10 +571,11 @@ def _add_ars_routes(app, state: ServerState, body_of):
 
     @app.post('/ars/api/submit')
     async def submit(request: Request):
-        body = await body_of(request)
-        if (r := await fault_response(state, state.count(body))) is not None: return r
+        body, key = await body_of(request, 'ars')
+        if (r := await fault_response(state, state.count(body, key))) is not None: return r
         pk, t0 = uuid.uuid4().hex[:12], time.time()
-        resp = _answer(state, body)
+        try: resp = await asyncio.to_thread(_answer, state, body)
+        except DataError as e: raise HTTPException(400, str(e)) from None
         rev = copy.deepcopy(resp)
         for i, r in enumerate(rev['message']['results']): r['analyses'][0]['score'] = round(1 - 1 / (i + 2), 6) if 'score' in r['analyses'][0] else None
         children = {f"{pk}-{i}": (f"infores:{a}", m) for i, (a, m) in enumerate(zip(agents, (resp, rev)))}
@@ -367,16 +629,30 @@ class ReferenceServer:
     def __exit__(self, *exc): self.stop()
 
 # %% ../../nbs/14_translator.server.ipynb #77f387b6
+PREFIX_CATEGORIES = {'NCBIGene': 'Gene', 'HGNC': 'Gene', 'ENSEMBL': 'Gene', 'UniProtKB': 'Protein', 'GO': 'BiologicalProcess',
+                     'MONDO': 'Disease', 'DOID': 'Disease', 'OMIM': 'Disease', 'ORPHANET': 'Disease', 'HP': 'PhenotypicFeature',
+                     'CHEBI': 'SmallMolecule', 'CHEMBL.COMPOUND': 'SmallMolecule', 'PUBCHEM.COMPOUND': 'SmallMolecule',
+                     'DRUGBANK': 'SmallMolecule', 'UNII': 'SmallMolecule'}
+
+def _categories_for(qnode: dict, curie: str) -> list[str]:
+    "The categories the benchmark's qnode declares for `curie`, else those of its prefix, else NamedThing."
+    if qnode.get('categories'): return list(qnode['categories'])
+    return [f"biolink:{PREFIX_CATEGORIES.get(curie.split(':')[0], 'NamedThing')}"]
+
 def build_demo_kg(config: TranslatorConfig|None=None, seed: int=0, recall: float=0.75, n_decoys: int=4) -> KnowledgeGraph:
-    "A deterministic demo KG with true and decoy paths for every shipped query."
+    "A deterministic demo KG with true and decoy paths for every shipped query; one id per edge, node categories."
     config, rng = config or load_config(), np.random.default_rng(seed)
     edges: dict[tuple, KGEdge] = {}
+    cats: dict[str, dict] = {}
     def add_path(q, binding, lo):
+        qnodes = q.message['message']['query_graph']['nodes']
+        for qn, c in binding.items(): cats.setdefault(c, {}).update(dict.fromkeys(_categories_for(qnodes[qn], c)))
         for qe in q.message['message']['query_graph']['edges'].values():
             pred = (qe.get('predicates') or [qe.get('predicate') or RELATED_TO])[0]
             key = (binding[qe['subject']], pred, binding[qe['object']])
             score = float(rng.uniform(lo, 1.0))
-            if key not in edges or edges[key].score < score: edges[key] = KGEdge(f"kg{len(edges)}", *key, round(score, 4))
+            if key not in edges or edges[key].score < score:      # a better score replaces the edge, keeping its id
+                edges[key] = KGEdge(edges[key].id if key in edges else f"kg{len(edges)}", *key, round(score, 4))
     for b in config.benchmarks:
         qs = build_queries(config, b)
         pool = [a for q in qs for a in q.relevant]
@@ -387,7 +663,7 @@ def build_demo_kg(config: TranslatorConfig|None=None, seed: int=0, recall: float
                 if rng.random() < recall: add_path(q, {**pinned, **dict(a)}, 0.3)
             for j in rng.choice(len(pool), size=min(n_decoys, len(pool)), replace=False):
                 if pool[j] not in q.relevant: add_path(q, {**pinned, **dict(pool[j])}, 0.0)
-    return KnowledgeGraph(edges.values())
+    return KnowledgeGraph(edges.values(), {c: list(v) for c, v in cats.items()})
 
 def demo_kg() -> KnowledgeGraph:
     "The shipped demo KG (`config/translator/demo_kg.tsv`)."
