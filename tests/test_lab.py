@@ -17,7 +17,9 @@ import run_nbs
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT/'nbs').glob('*.ipynb'))
 HEAVY = {'20_cells.metrics'}     # > 2 min under a kernel on 2 cores; its gpu cell is covered by test_gpu_cells_skip_without_a_gpu
-RUN_ALL = [p for p in NOTEBOOKS if os.environ.get('BENCHNB_RUN_ALL') == '1' or (run_nbs.run_all_cells_need(p) and p.stem not in HEAVY)]
+PLAIN = {'00_core'}                # one notebook with nothing special, as a control
+RUN_ALL = [p for p in NOTEBOOKS if os.environ.get('BENCHNB_RUN_ALL') == '1' or p.stem in PLAIN
+           or (run_nbs.run_all_cells_need(p) and p.stem not in HEAVY)]
 
 def code_cells(p: Path) -> list[str]:
     return [c['source'] if isinstance(c['source'], str) else ''.join(c['source'])

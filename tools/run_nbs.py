@@ -42,10 +42,11 @@ def run_all(nb: str|Path, kernel: str='benchnb', timeout: int=600):
     return node
 
 def run_all_cells_need(nb: str|Path) -> bool:
-    "Does `nb` hold cells that behave differently under Run All than under nbdev_test (gpu, slow, eval: false, --help)?"
-    import re
-    text = Path(nb).read_text(encoding='utf-8')
-    return bool(re.search(r'#\|\s*(gpu|slow|eval:\s*false)\b', text)) or "'--help'" in text
+    "Does `nb` hold code cells that behave differently under Run All than under nbdev_test (gpu, slow, eval: false, --help)?"
+    import json, re
+    cells = json.loads(Path(nb).read_text(encoding='utf-8'))['cells']
+    srcs = [c['source'] if isinstance(c['source'], str) else ''.join(c['source']) for c in cells if c['cell_type'] == 'code']
+    return any(re.match(r'\s*#\|\s*(gpu|slow|eval:\s*false)\b', s) or "'--help'" in s for s in srcs)
 
 if __name__ == '__main__':
     args = sys.argv[1:]
