@@ -24,7 +24,7 @@ $(STAMP): settings.ini setup.py
 install: $(STAMP)  ## create .venv with benchnb[all] and register the `benchnb` Jupyter kernel (idempotent)
 
 lab: install  ## open JupyterLab on nbs/ with the `benchnb` kernel (Run All works on a CPU-only, offline machine)
-	$(BIN)/jupyter lab --ServerApp.root_dir=nbs --MappingKernelManager.default_kernel_name=benchnb
+	$(BIN)/jupyter lab --ServerApp.root_dir=nbs --MappingKernelManager.default_kernel_name=benchnb $$([ "$$(id -u)" = 0 ] && echo --allow-root)
 
 chromium:  ## make sure headless Chromium is available for the docs test (Debian package)
 	@bash tools/ensure_chromium.sh
