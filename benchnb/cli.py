@@ -4,14 +4,16 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import os, traceback
+import os, signal, sys, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 import benchnb
-from .core import BenchnbError, configure_logging, families, load_plugins
+import typer.core
+from .core import (EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, BenchnbError, close_progress,
+                          configure_logging, families, load_plugins)
 from .report import parse_parameters, reports, run_demo, run_report
 
 # %% auto #0
@@ -41,13 +43,30 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
 
 # %% ../nbs/09_cli.ipynb #324e8431
+def _epilog() -> str:
+    codes = '\n'.join(f"  {c:<4} {m}" for c, m in EXIT_CODES.items())
+    return (f"\b\nExit status (every command):\n{codes}\n\n\b\nEnvironment:\n"
+            "  BENCHNB_PROGRESS  auto (default): bars on a terminal, else a line per stage;\n"
+            "                    bar, lines, or 0 (off)\n"
+            "  BENCHNB_LOG       log level on stderr (default WARNING; INFO shows retries)\n"
+            "  BENCHNB_DEBUG=1   print the traceback of an internal error\n\n"
+            "\b\nExample:\n  benchnb demo -o reports/out        # every report on its demo data")
+
+def _show_version(value: bool):
+    if value: _version(); raise typer.Exit()
+
+def _root(version: bool = typer.Option(False, '--version', is_eager=True, callback=_show_version, help="Print the version and exit.")):
+    "benchnb: Translator, single-cell and PLISM benchmarks, end to end."
+
 def build_app() -> typer.Typer:
     "The `benchnb` Typer app with the core commands and every registered family's group."
+    typer.core.HAS_RICH = False    # plain click help: complete option names at any width, plain text in pipes and notebooks
     app = typer.Typer(name='benchnb', no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                      help="benchnb: Translator, single-cell and PLISM benchmarks, end to end.")
-    app.command('version', help="Print the benchnb version.")(_version)
-    app.command('report')(_report)
-    app.command('demo')(_demo)
+                      context_settings={'help_option_names': ['-h', '--help'], 'max_content_width': 100}, epilog=_epilog())
+    app.callback()(_root)
+    app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
+    app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
+    app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
     load_plugins()
     for name in families.names():
         info = families[name]
@@ -55,17 +74,26 @@ def build_app() -> typer.Typer:
     return app
 
 # %% ../nbs/09_cli.ipynb #57054981
+def _say(msg: str):
+    close_progress()
+    typer.echo(f"benchnb: {msg}", err=True)
+
 def main(argv: list[str]|None=None) -> int:
-    "Run the `benchnb` command; return the exit status."
+    "Run the `benchnb` command; return the exit status (see `EXIT_CODES`)."
     configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))
     try:
-        build_app()(args=argv, prog_name='benchnb', standalone_mode=False)
-    except typer.Exit as e: return e.exit_code
-    except (typer.Abort, KeyboardInterrupt): typer.echo("benchnb: aborted", err=True); return 130
-    except typer.TyperException as e: e.show(); return getattr(e, 'exit_code', 2)   # usage errors
-    except (BenchnbError, FileNotFoundError, PermissionError) as e: typer.echo(f"benchnb: error: {e}", err=True); return 1
+        rv = build_app()(args=argv, prog_name='benchnb', standalone_mode=False)
+        code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0   # typer returns Exit codes, Ctrl-C's 130 too
+    except typer.Exit as e: code = e.exit_code
+    except (typer.Abort, KeyboardInterrupt): code = EXIT_INTERRUPTED
+    except typer.TyperException as e: close_progress(); e.show(); return getattr(e, 'exit_code', 2)   # usage errors: 2
+    except (BenchnbError, FileNotFoundError, PermissionError) as e: _say(f"error: {e}"); return EXIT_ERROR
     except Exception as e:
         if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
-        typer.echo(f"benchnb: internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)", err=True)
-        return 1
-    return 0
+        _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
+        return EXIT_ERROR
+    if code == EXIT_INTERRUPTED:
+        if argv is None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)    # the console command is ending: more Ctrl-C must not break the exit
+        _say("interrupted; finished work is kept, rerun the same command to resume")
+    return code

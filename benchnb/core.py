@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #bd8a75cc
 from __future__ import annotations
-import difflib, importlib, importlib.util, logging, os, pkgutil, random, sys
+import contextlib, difflib, importlib, importlib.util, logging, os, pkgutil, random, sys, time
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -14,9 +14,10 @@ import numpy as np
 from tqdm import tqdm
 
 # %% auto #0
-__all__ = ['families', 'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry',
-           'get_logger', 'configure_logging', 'progress', 'FamilyInfo', 'register_family', 'load_plugins',
-           'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
+__all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'BenchnbError',
+           'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry', 'get_logger',
+           'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
+           'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #648a54e1
 class BenchnbError(Exception):
@@ -39,6 +40,14 @@ class ConfigError(BenchnbError):   "A configuration file or option is invalid."
 class DataError(BenchnbError):     "Input data (features, AnnData, responses, ...) is malformed."
 class RegistryError(BenchnbError, KeyError): "A name is not registered (or registered twice)."
 class RunError(BenchnbError):      "A benchmark run cannot start, resume or finish."
+
+# %% ../nbs/00_core.ipynb #6f1be17d
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_FAILURES, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {EXIT_OK: 'done: everything asked for was produced',
+              EXIT_ERROR: 'error: nothing useful produced (bad input, target down, all failed)',
+              EXIT_USAGE: 'usage: unknown command or option, or a bad option value',
+              EXIT_FAILURES: 'finished with failures: some units failed (recorded; rerun)',
+              EXIT_INTERRUPTED: 'interrupted (Ctrl-C): finished units kept; rerun to resume'}
 
 # %% ../nbs/00_core.ipynb #771647f1
 @dataclass
@@ -92,20 +101,65 @@ def get_logger(name: str) -> logging.Logger:
     "The `benchnb.<name>` logger."
     return logging.getLogger(f"benchnb.{name}" if not name.startswith('benchnb') else name)
 
+class WarnOnce(logging.Filter):
+    "Pass each distinct warning (or worse) once: the same warning from a second check of the same input is noise."
+    def __init__(self): super().__init__(); self.seen = set()
+    def filter(self, r: logging.LogRecord) -> bool:
+        if r.levelno < logging.WARNING: return True
+        key = (r.name, r.levelno, r.getMessage())
+        if key in self.seen: return False
+        self.seen.add(key); return True
+
 def configure_logging(level: int|str='INFO') -> None:
     "Send benchnb's log records to stderr (used by the CLI and reports)."
     logger = logging.getLogger('benchnb')
     if not any(getattr(h, '_benchnb', False) for h in logger.handlers):
-        h = logging.StreamHandler(); h._benchnb = True
+        h = logging.StreamHandler(); h._benchnb = True; h.addFilter(WarnOnce())
         h.setFormatter(logging.Formatter('%(asctime)s %(levelname)s %(name)s: %(message)s', '%H:%M:%S'))
         logger.addHandler(h)
     logger.setLevel(level)
 
 # %% ../nbs/00_core.ipynb #45d58f14
+def progress_mode() -> str:
+    "'bar', 'lines' or 'off': what `progress` shows, from `BENCHNB_PROGRESS` and whether stderr is a terminal."
+    v = os.environ.get('BENCHNB_PROGRESS', 'auto').strip().lower()
+    if v in ('0', 'off', 'false', 'no'): return 'off'
+    if v in ('bar', 'lines'): return v
+    try: tty = sys.stderr.isatty()
+    except (AttributeError, ValueError): tty = False
+    return 'bar' if tty else 'lines'
+
+# %% ../nbs/00_core.ipynb #2f4e8c05
+class StageLines(tqdm):
+    "A tqdm without a bar: one line on stderr when the stage starts, one when it ends."
+    def __init__(self, iterable=None, desc: str='', total: int|None=None, unit: str='it', **kwargs):
+        if total is None and hasattr(iterable, '__len__'): total = len(iterable)
+        super().__init__(iterable, desc=desc, total=total, unit=unit, **{**kwargs, 'disable': True})
+        self.stage, self.unit, self.count, self.t0, self.ended = desc or 'working', unit, 0, time.perf_counter(), False
+        self.say(f"0/{total if total is not None else '?'} {unit} ...")
+
+    def say(self, what: str): print(f"benchnb: {self.stage}: {what}", file=sys.stderr, flush=True)
+    def update(self, n: int=1): self.count += n
+    def __iter__(self):
+        for x in self.iterable: yield x; self.count += 1
+        self.close()
+    def close(self):
+        if not getattr(self, 'ended', True):
+            self.ended, total = True, self.total if self.total is not None else '?'
+            self.say(f"{self.count}/{total} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
+        super().close()
+
+# %% ../nbs/00_core.ipynb #b2547710
 def progress(iterable: Iterable|None=None, desc: str='', total: int|None=None, unit: str='it', **kwargs) -> tqdm:
-    "A tqdm progress bar; disabled when the environment variable `BENCHNB_PROGRESS` is `0`."
-    disable = os.environ.get('BENCHNB_PROGRESS', '1') == '0'
-    return tqdm(iterable, desc=desc, total=total, unit=unit, disable=kwargs.pop('disable', disable), dynamic_ncols=True, **kwargs)
+    "A tqdm bar on a terminal, a line per stage elsewhere, nothing with `BENCHNB_PROGRESS=0` (see `progress_mode`)."
+    mode = 'off' if kwargs.pop('disable', False) else progress_mode()
+    if mode == 'lines': return StageLines(iterable, desc=desc, total=total, unit=unit, **kwargs)
+    return tqdm(iterable, desc=desc, total=total, unit=unit, disable=mode == 'off', dynamic_ncols=True, **kwargs)
+
+def close_progress() -> None:
+    "Close every open bar, so that a message printed next starts on a line of its own."
+    for bar in list(getattr(tqdm, '_instances', [])):
+        with contextlib.suppress(Exception): bar.close()
 
 # %% ../nbs/00_core.ipynb #4426e0f9
 families = Registry('family')  # name -> FamilyInfo, registered by each family's plugin module

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
-import contextlib, datetime as dt, json, os, platform, socket, subprocess, sys, tempfile, threading
+import contextlib, datetime as dt, json, os, platform, queue, socket, subprocess, sys, tempfile, threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -13,8 +13,20 @@ import numpy as np
 from .core import RunError, package_versions
 
 # %% auto #0
-__all__ = ['atomic_write', 'write_text', 'write_bytes', 'write_json', 'write_npy', 'git_revision', 'now_iso', 'RunDir',
-           'new_run_id', 'Ledger', 'pending_files']
+__all__ = ['current_umask', 'atomic_write', 'write_text', 'write_bytes', 'write_json', 'write_npy', 'git_revision', 'now_iso',
+           'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map']
+
+# %% ../nbs/00b_runs.ipynb #e8866478
+_UMASK_LOCK = threading.Lock()
+
+def current_umask() -> int:
+    "The process umask (e.g. 0o022)."
+    with contextlib.suppress(OSError, ValueError):
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('Umask:'): return int(line.split()[1], 8)
+    with _UMASK_LOCK:
+        mask = os.umask(0o022); os.umask(mask)
+    return mask
 
 # %% ../nbs/00b_runs.ipynb #08e60685
 @contextlib.contextmanager
@@ -22,6 +34,7 @@ def atomic_write(path: str|os.PathLike, mode: str='w', encoding: str|None='utf-8
     "Open a temp file beside `path` for writing; rename it over `path` only if the block succeeds."
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix='.tmp')
+    os.chmod(tmp, 0o666 & ~current_umask())           # mkstemp creates 0600; the file should get what open() gives
     try:
         with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
@@ -92,7 +105,8 @@ class RunDir:
     def save(self): write_json(self.manifest_path, self.manifest)
     def __enter__(self): return self
     def __exit__(self, typ, err, tb):
-        if typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
+        if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
+        elif typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
         elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside the block ('partial', ...)
         return False
 
@@ -169,3 +183,24 @@ def counts(self: Ledger) -> dict[str, int]:
 def pending_files(units: Iterable, output_of: Callable[[Any], os.PathLike], overwrite: bool=False) -> list:
     "Units whose output file (from `output_of(unit)`) does not exist yet (all of them if `overwrite`)."
     return [u for u in units if overwrite or not Path(output_of(u)).exists()]
+
+# %% ../nbs/00b_runs.ipynb #4aae7197
+def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4, poll: float=0.2) -> Iterator[tuple[Any, Any]]:
+    "Yield `(unit, fn(unit))` as each finishes on `workers` daemon threads; stop starting units when the consumer stops."
+    units, todo, done, stop = list(units), queue.SimpleQueue(), queue.SimpleQueue(), threading.Event()
+    for u in units: todo.put(u)
+    def work():
+        while not stop.is_set():
+            try: u = todo.get_nowait()
+            except queue.Empty: return
+            try: done.put((u, fn(u), None))
+            except BaseException as e: done.put((u, None, e))
+    for _ in range(min(max(1, workers), len(units))): threading.Thread(target=work, daemon=True, name='benchnb-worker').start()
+    try:
+        for _ in units:
+            while True:
+                try: u, res, err = done.get(timeout=poll); break
+                except queue.Empty: continue
+            if err is not None: raise err
+            yield u, res
+    finally: stop.set()

@@ -35,3 +35,43 @@ def test_report_writes_notebook_and_html(benchnb_exe, tmp_path):
     assert r.returncode == 0, r.stderr
     assert (tmp_path/'core.ipynb').exists() and (tmp_path/'core.html').exists()
     assert 'data:image/png;base64' in (tmp_path/'core.html').read_text()
+
+def _commands():
+    "(path, click command) of every command of the `benchnb` app."
+    import typer.main
+    from benchnb.cli import build_app
+    def walk(cmd, path):
+        yield path, cmd
+        for name, sub in getattr(cmd, 'commands', {}).items(): yield from walk(sub, path + [name])
+    return list(walk(typer.main.get_command(build_app()), []))
+
+OWN = ('version', 'report', 'demo', 'translator', 'cells', 'plism')   # families whose help this branch wrote (others: their own tests)
+NOT_OWN = (['translator', 'tests'], ['cells', 'scib'])                 # sub-groups other branches add
+
+def _own(path): return bool(path) and path[0] in OWN and not any(path[:len(n)] == n for n in NOT_OWN)
+
+def test_help_complete_at_80_columns_when_piped(benchnb_exe, monkeypatch):
+    "Piped `--help` at 80 columns names every option in full (rich's table cut them: `--connect-timeo…`)."
+    import contextlib, io, os
+    from benchnb.cli import main
+    env = {**os.environ, 'COLUMNS': '80', 'TERM': 'dumb'}
+    r = subprocess.run([benchnb_exe, 'translator', 'fetch', '--help'], capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0 and '--connect-timeout <float>' in r.stdout and '--run-id, --resume <str>' in r.stdout, r.stdout
+    monkeypatch.setenv('COLUMNS', '80')
+    for path, cmd in _commands():                                    # the rest in-process (stdout is no terminal either)
+        if not _own(path): continue
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out): assert main([*path, '--help']) == 0, path
+        assert '…' not in out.getvalue() and '─' not in out.getvalue(), (path, out.getvalue())   # no cut names, no boxes
+        for p in cmd.params:
+            for name in p.opts + p.secondary_opts:
+                if name.startswith('-'): assert name in out.getvalue(), (path, name)
+
+def test_every_command_has_an_example_and_every_option_help():
+    for path, cmd in _commands():
+        if not _own(path): continue
+        if hasattr(cmd, 'commands') or cmd.hidden: continue                     # groups list their commands; aliases
+        assert 'Example' in (cmd.epilog or ''), ' '.join(path)
+        for p in cmd.params:
+            if p.param_type_name == 'option' and p.name != 'help': assert getattr(p, 'help', None), (' '.join(path), p.name)
+        assert '--no-no-' not in ' '.join(o for p in cmd.params for o in p.opts + p.secondary_opts), path

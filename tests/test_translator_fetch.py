@@ -66,7 +66,8 @@ def test_not_retried_and_never_stored(tmp_path, kind):
         p = subprocess.run(CMD + ['translator', 'fetch', 'DrugCentral_subset', 'local', '--results', str(tmp_path), '--url',
                                   srv.url + '/query', '--backoff', '0.01'], env=ENV, cwd=ROOT, capture_output=True, text=True, timeout=60)
         hits = srv.state.hits
-    assert p.returncode == 0 and '0/5 ok, 5 failed' in p.stderr
+    assert p.returncode == 1 and '0/5 ok, 5 failed' in p.stderr       # nothing fetched: an error (issue 11: exit statuses)
+    assert p.stderr.splitlines()[-1].endswith('no query fetched: all 5 attempted failed (reasons above; --retry-failed retries them)')
     run_dir = Path(p.stdout.strip())
     assert hits == 5                                              # one attempt each
     assert not list(run_dir.glob('*%3A*.json'))                   # failures are never stored as responses

@@ -4,19 +4,19 @@
 
 # %% ../../nbs/29_cells.cli.ipynb #6ee5efaa
 from __future__ import annotations
-import json
+import json, sys, time
 from pathlib import Path
 from typing import List, Optional
 
 import numpy as np
 import typer
 
-from ..core import DataError, register_family, get_logger
+from ..core import DataError, register_family, get_logger, progress_mode
 from ..report import register_report
 from ..runs import write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'read_h5ad', 'run_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'check_options', 'run_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.plugin')
@@ -33,11 +33,40 @@ def read_h5ad(path: str|Path):
 
 def _split(s: str|None) -> list[str]: return [x.strip() for x in (s or '').split(',') if x.strip()]
 
+# %% ../../nbs/29_cells.cli.ipynb #8744b1f6
+def check_embedding(adata, key: str) -> None:
+    "`DataError` naming `obsm/key` when every cell has the same embedding (e.g. all zeros)."
+    if key not in adata.obsm: return                   # the tasks name a missing key with the known ones
+    X = adata.obsm[key]
+    X = X.toarray() if hasattr(X, 'toarray') else np.asarray(X)
+    if X.ndim == 2 and len(X) > 1 and X.dtype.kind in 'biuf' and np.isfinite(X).all() and (X == X[:1]).all():
+        what = 'all zero' if not X.any() else 'identical rows'
+        raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless", field=f"obsm/{key}")
+
+def stage(msg: str) -> None:
+    "One progress line on stderr (off with BENCHNB_PROGRESS=0)."
+    if progress_mode() != 'off': print(f"benchnb: cells run: {msg}", file=sys.stderr, flush=True)
+
+# %% ../../nbs/29_cells.cli.ipynb #9d300086
+def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
+    "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
+    from benchnb.cells.metrics import check_knn_method
+    from benchnb.cells.tasks import tasks as registry
+    import benchnb.cells.newer_tasks   # registers the sequential task
+    check_knn_method(knn_method)
+    for n in _split(tasks):
+        if n not in registry.names('single'):
+            raise DataError(f"unknown task (single-dataset tasks: {', '.join(registry.names('single'))})", field='--tasks', value=n)
+    if 'batch_integration' in _split(tasks) and not batch: raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
+    if not seeds: return None
+    try: return [int(s) for s in _split(seeds)]
+    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
+
 # %% ../../nbs/29_cells.cli.ipynb #08e33ee6
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Single-cell embedding evaluation (cz-benchmarks tasks, exact and fast).")
 
-@cli.command('run')
+@cli.command('run', epilog="\b\nExample:\n  benchnb cells run data.h5ad -e X_scvi -l cell_type -b batch --baseline pca -o results.json")
 def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."),
             embedding: List[str] = typer.Option(..., '--embedding', '-e', help="obsm key of a model embedding (repeat or comma-separate)."),
             labels: str = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels."),
@@ -51,25 +80,28 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
             knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells)."),
             out: Optional[Path] = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
+    t0 = time.perf_counter(); stage(f"reading {adata}")
     from benchnb.cells.tasks import CellDataset, evaluate, evaluate_seeds
-    import benchnb.cells.newer_tasks   # registers the sequential task (usable with --tasks sequential --labels TIME_COL)
+    seed_list = check_options(tasks, knn_method, seeds, batch)       # before the (slow) read
     bl = _split(baseline)
     if bad := [b for b in bl if b not in ('pca', 'expression')]: raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
-    data = CellDataset(read_h5ad(adata), name=str(adata), knn_method=knn_method)
+    a = read_h5ad(adata)
     embs = [e for x in embedding for e in _split(x)]
-    if seeds:
-        try: seed_list = [int(s) for s in _split(seeds)]
-        except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
+    for e in embs: check_embedding(a, e)
+    data = CellDataset(a, name=str(adata), knn_method=knn_method)
+    stage(f"{a.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}" + (f" + baseline {baseline}" if baseline else '') + " ...")
+    if seed_list:
         rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
         if aggregate:
             rows = [{'task': r.task, 'model': r.model, 'metric': r.metric, 'value': r['mean'], 'std': None if np.isnan(r['std']) else r['std'],
                      'n': int(r.n), 'params': r.params} for _, r in agg.iterrows()]
     else: rows = evaluate(data, embs, labels, batch, _split(tasks) or None, bl, seed, extras)
     if out: write_json(out, rows)
+    stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(json.dumps(rows, indent=2))
 
 # %% ../../nbs/29_cells.cli.ipynb #f6ae539c
-@cli.command('list')
+@cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
 def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     "List the registered tasks or metrics."
     from benchnb.cells.tasks import tasks

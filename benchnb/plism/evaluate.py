@@ -23,7 +23,7 @@ from .kernel import l2_normalize, make_backend, twin_ranks
 __all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'get_results',
            'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit', 'recorded_pairs',
            'load_normalized', 'compute_metrics', 'merge_metrics', 'leaderboard', 'plot_distributions', 'slide_table',
-           'plot_slide_heatmap']
+           'plot_slide_heatmap', 'check_inputs']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
@@ -193,3 +193,21 @@ def plot_slide_heatmap(metrics: pd.DataFrame, column: str='top_10_accuracy'):
     ax.set_xticks(range(t.shape[1]), t.columns, fontsize=8); ax.set_yticks(range(t.shape[0]), t.index, fontsize=8)
     ax.set_xlabel('scanner'); ax.set_ylabel('staining'); ax.set_title(f'mean {column} per slide', fontsize=9)
     fig.colorbar(im, ax=ax); fig.tight_layout(); return fig
+
+# %% ../../nbs/33_plism.evaluate.ipynb #b093bf0d
+def check_inputs(features_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None, official: bool=False) -> list[str]:
+    "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (a non-upstream tile count)."
+    from benchnb.plism.data import N_TILES_PER_SLIDE, SUBSET_SIZES, PlismDataError, parse_n_tiles
+    files = find_feature_files(features_dir, extractor, official)
+    ids = sorted(files); first = read_features(files[ids[0]])
+    for s in ids[1:]:
+        if (w := read_features(files[s]).shape[1]) != first.shape[1]:
+            raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}", file=files[s], field='shape')
+    n = int(n_tiles_label(n_tiles, first.shape[0]).split('_')[0])
+    if too_big := [k for k in parse_top_k(top_k) if k >= n]:
+        raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy would be "
+                          "1.000 for every pair", field='--top-k', value=too_big[0])
+    if parse_n_tiles(n_tiles) != 'all' and n not in (*SUBSET_SIZES, N_TILES_PER_SLIDE, first.shape[0]):
+        return [f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, or all {N_TILES_PER_SLIDE}): "
+                "the numbers are not comparable with the leaderboard"]
+    return []

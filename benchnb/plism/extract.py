@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core import ConfigError, Registry, RunError, get_logger, progress
-from .data import PlismDataError, PlismTiles, find_h5_slides, features_path, shard_slides, write_features
+from .data import PlismDataError, PlismTiles, find_h5_slides, features_path, shard_block, write_features
 
 # %% auto #0
 __all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'ExtractorSpec', 'register_extractor', 'random_vit',
@@ -178,7 +178,7 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
     spec = extractors[extractor] if isinstance(extractor, str) else extractor
     device = 'cuda' if device == 'gpu' else str(device)
     slides = find_h5_slides(download_dir)
-    mine = shard_slides(sorted(slides), shard)
+    mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
     out = {s: features_path(export_dir, spec.name, s) for s in mine}
     todo = [s for s in mine if overwrite or not out[s].exists()]
     rows = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo]

@@ -5,7 +5,6 @@
 # %% ../../nbs/32_plism.kernel.ipynb #4f66ca9d
 from __future__ import annotations
 import contextlib, math, os, threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -15,6 +14,7 @@ from fastcore.basics import patch
 from numba import njit, prange
 
 from ..core import ConfigError, DataError, RunError
+from ..runs import interruptible_map
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
@@ -343,9 +343,10 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     def _pair(p):
         a, b = p; ca, cb = cross_counts(be, sims[a], sims[b], th[p][0])
         return p, PairRanks(th[p][1], be.get(selfc[(a, b)] + ca).astype(np.int64), be.get(selfc[(b, a)] + cb).astype(np.int64))
-    with ThreadPoolExecutor(max(1, workers)) as ex, _blas_threads_per_worker(workers):
-        selfc = {k: v for d in ex.map(_self, slides) for k, v in d.items()}
-        yield from ex.map(_pair, pairs)
+    # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair (pairs come as they finish)
+    with _blas_threads_per_worker(workers):
+        selfc = {k: v for _, d in interruptible_map(_self, slides, workers) for k, v in d.items()}
+        for _, r in interruptible_map(_pair, pairs, workers): yield r
 
 # %% ../../nbs/32_plism.kernel.ipynb #fef3be42
 def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=False) -> dict[str, np.ndarray]:

@@ -10,11 +10,13 @@ from typing import List, Optional
 import pandas as pd
 import typer
 
+import re
 from ..core import ConfigError, register_family
 from ..report import register_report
 
 # %% auto #0
-__all__ = ['cli', 'evaluate', 'merge', 'results', 'leaderboard_cmd', 'download', 'extract_cmd']
+__all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate', 'merge', 'results', 'leaderboard_cmd',
+           'download', 'extract_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False, help="PLISM robustness of pathology foundation models to scanners and stainings.")
@@ -27,28 +29,49 @@ def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
     return parse_top_k(top_k + extra) if (top_k or extra) else parse_top_k(None)
 
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
+SHARD_HELP = "Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. Run every i (anywhere), then {}."
+DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); checked before any work.")
+
+def check_device(device: str) -> str:
+    "The device string normalised ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` for anything else or a missing GPU."
+    d = 'cpu' if device in ('-1', 'cpu') else f'cuda:{device}' if device.isdigit() else 'cuda' if device == 'gpu' else device
+    if not re.fullmatch(r'cpu|cuda(:\d+)?', d): raise ConfigError("must be cpu, cuda, cuda:N or gpu", field='--device', value=device)
+    if d != 'cpu':
+        import torch
+        if not torch.cuda.is_available():
+            raise ConfigError("CUDA is not available on this machine (use --device cpu)", field='--device', value=device)
+        if ':' in d and int(d.split(':')[1]) >= torch.cuda.device_count():
+            raise ConfigError(f"only {torch.cuda.device_count()} CUDA device(s) here", field='--device', value=device)
+    return d
+
+def example(*lines: str) -> str: return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
 
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
-@cli.command(context_settings=_EXTRA)
+@cli.command(context_settings=_EXTRA, epilog=example(
+    "benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics --n-tiles 8139 --top-k 1 3 5 10"))
 def evaluate(ctx: typer.Context,
              extractor: str = typer.Option(..., help="Extractor name: the folder under --features-dir."),
              features_dir: Path = typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy."),
              metrics_dir: Path = typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv."),
              n_tiles: str = typer.Option('8139', help="Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'."),
              top_k: List[str] = typer.Option([], help="k values for top-k accuracy (default 1 3 5 10)."),
-             device: str = typer.Option('cpu', help="cpu, cuda, cuda:N (gpu = cuda)."),
+             device: str = DeviceOpt,
              backend: str = typer.Option('auto', help="auto (numpy on CPU, torch on CUDA), numpy, torch or cupy."),
              precision: str = typer.Option('fp32', help="fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation)."),
              workers: int = typer.Option(1, help="Threads over slides and pairs."),
              overwrite: bool = typer.Option(False, help="Recompute even if metrics exist."),
-             shard: Optional[str] = typer.Option(None, help="Compute only block i of N of the pairs ('i/N', 0-based); then run merge."),
+             shard: Optional[str] = typer.Option(None, help=SHARD_HELP.format('slide pairs', 'run merge')),
              official: bool = typer.Option(False, help="Require exactly the 91 PLISM slides."),
              memory_mb: float = typer.Option(256, help="Memory budget of one similarity block.")):
     "Compute cosine similarity and top-k accuracy for every slide pair; write metrics.csv and results.csv."
-    from benchnb.plism.evaluate import compute_metrics
-    out = compute_metrics(features_dir, metrics_dir, extractor, _top_k(ctx, top_k), n_tiles, device, backend, precision, workers,
+    from benchnb.plism.evaluate import check_inputs, compute_metrics
+    ks, device = _top_k(ctx, top_k), check_device(device)
+    warnings = check_inputs(features_dir, extractor, ks, n_tiles, official)
+    for w in warnings: typer.echo(f"benchnb: warning: {w}", err=True)
+    out = compute_metrics(features_dir, metrics_dir, extractor, ks, n_tiles, device, backend, precision, workers,
                           overwrite, shard, official, memory_mb)
     _show(out)
+    for w in warnings: typer.echo(f"warning: {w}")      # also below the table, where a reader of the output looks
 
 def _show(out: Path):
     from benchnb.plism.evaluate import leaderboard_score
@@ -58,15 +81,20 @@ def _show(out: Path):
     if 'top_10_accuracy' in res: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
 
 # %% ../../nbs/39_plism.cli.ipynb #0089b69c
-@cli.command(context_settings=_EXTRA)
-def merge(ctx: typer.Context, extractor: str = typer.Option(...), features_dir: Path = typer.Option(...),
-          metrics_dir: Path = typer.Option(...), n_tiles: str = typer.Option('8139'), top_k: List[str] = typer.Option([]),
-          precision: str = typer.Option('fp32')):
+@cli.command(context_settings=_EXTRA, epilog=example(
+    "benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics --shard 0/2   # and 1/2",
+    "benchnb plism merge --extractor h0_mini --features-dir features --metrics-dir metrics"))
+def merge(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor name, as given to evaluate."),
+          features_dir: Path = typer.Option(..., help="The --features-dir of the sharded evaluation."),
+          metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the sharded evaluation."),
+          n_tiles: str = typer.Option('8139', help="The --n-tiles of the sharded evaluation."),
+          top_k: List[str] = typer.Option([], help="The --top-k values of the sharded evaluation (default 1 3 5 10)."),
+          precision: str = typer.Option('fp32', help="The --precision of the sharded evaluation.")):
     "Write metrics.csv and results.csv once every shard of an evaluation has finished."
     from benchnb.plism.evaluate import merge_metrics
     _show(merge_metrics(features_dir, metrics_dir, extractor, _top_k(ctx, top_k), n_tiles, precision))
 
-@cli.command(context_settings=_EXTRA)
+@cli.command(context_settings=_EXTRA, epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
 def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
             top_k: List[str] = typer.Option([], help="k values (default: every top_k column present)."),
             out: Optional[Path] = typer.Option(None, help="Also write the table here (results.csv format).")):
@@ -81,14 +109,14 @@ def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A 
         with atomic_write(out) as f: res.to_csv(f, index=True)
     typer.echo(res.to_string())
 
-@cli.command('leaderboard')
+@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: str = typer.Option('8139', help="Which <n>_tiles folder to rank.")):
     "Rank every evaluated extractor by the leaderboard metric (mean of four medians)."
     from benchnb.plism.evaluate import leaderboard
     typer.echo(leaderboard(metrics_dir, n_tiles if n_tiles.endswith('_tiles') else f"{n_tiles}_tiles").to_string(index=False))
 
-@cli.command()
+@cli.command(epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
@@ -97,15 +125,18 @@ def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides
     typer.echo(download_plism(download_dir, token, workers))
 
 # %% ../../nbs/39_plism.cli.ipynb #f107d291
-@cli.command('extract')
+@cli.command('extract', epilog=example("benchnb plism extract --list",
+    "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4"))
 def extract_cmd(extractor: Optional[str] = typer.Option(None, help="Registered extractor name (see --list)."),
                 export_dir: Path = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."),
                 download_dir: Path = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides."),
-                device: str = typer.Option('cpu', help="cpu, cuda, cuda:N (gpu = cuda); -1 means cpu as upstream."),
-                batch_size: int = typer.Option(32), workers: int = typer.Option(4, help="DataLoader worker processes."),
+                device: str = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu as upstream."),
+                batch_size: int = typer.Option(32, min=1, help="Tiles per forward pass."),
+                workers: int = typer.Option(4, min=0, help="DataLoader worker processes."),
                 overwrite: bool = typer.Option(False, help="Re-extract slides whose features exist."),
-                shard: Optional[str] = typer.Option(None, help="Extract every N-th slide from i ('i/N', 0-based)."),
-                no_autocast: bool = typer.Option(False, help="Disable fp16 autocast on CUDA."),
+                shard: Optional[str] = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate')),
+                autocast: Optional[bool] = typer.Option(None, '--autocast/--no-autocast',
+                                                        help="fp16 autocast (default: on with CUDA, off on the CPU)."),
                 random_weights: bool = typer.Option(False, help="Build the model without pretrained weights (testing)."),
                 list_: bool = typer.Option(False, '--list', help="List the registered extractors and exit.")):
     "Extract tile features of every slide with a registered extractor (resumable, shardable)."
@@ -114,9 +145,9 @@ def extract_cmd(extractor: Optional[str] = typer.Option(None, help="Registered e
         for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
         return
     if not extractor: raise ConfigError("--extractor is required (see --list)", field='extractor')
-    device = 'cpu' if device in ('-1', 'cpu') else (f'cuda:{device}' if device.isdigit() else device)
-    summary = extract(extractor, download_dir, export_dir, device, batch_size, workers, overwrite, shard,
-                      False if no_autocast else None, not random_weights)
+    from benchnb.plism.data import parse_shard
+    device, _ = check_device(device), parse_shard(shard); extractors[extractor]            # all checked before any work
+    summary = extract(extractor, download_dir, export_dir, device, batch_size, workers, overwrite, shard, autocast, not random_weights)
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036

@@ -12,9 +12,9 @@ from typing import Any
 from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
-__all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_json',
-           'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target', 'check_endpoint',
-           'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
+__all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_utf8',
+           'read_json', 'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target',
+           'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')
@@ -27,11 +27,18 @@ def default_config_dir() -> Path:
     return resource_path('config', 'translator')
 
 # %% ../../nbs/10_translator.config.ipynb #bb46ca4a
+def read_utf8(path: Path) -> str:
+    "The text of `path`; a file that is not UTF-8 raises `TranslatorConfigError` naming it and the first bad byte."
+    try: return path.read_text(encoding='utf-8-sig')
+    except UnicodeDecodeError as e:
+        bad = f"byte 0x{e.object[e.start]:02x} at offset {e.start}"
+        raise TranslatorConfigError(f"not UTF-8 text ({bad}): save it as UTF-8", file=path) from None
+
 def read_json(path: str|os.PathLike) -> Any:
     "Parse the JSON file `path`; a missing or malformed file raises `TranslatorConfigError` naming it."
     path = Path(path)
     if not path.is_file(): raise TranslatorConfigError("file not found", file=path)
-    try: return json.loads(path.read_text(encoding='utf-8-sig'))
+    try: return json.loads(read_utf8(path))
     except json.JSONDecodeError as e:
         raise TranslatorConfigError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", file=path) from None
 
@@ -40,7 +47,7 @@ def read_tsv(path: str|os.PathLike) -> tuple[list[str], list[dict[str, str]]]:
     "Header and rows (dicts, file order) of a tab-separated file; CRLF accepted, ragged or blank rows rejected."
     path = Path(path)
     if not path.is_file(): raise TranslatorConfigError("data table not found", file=path)
-    reader = csv.reader(io.StringIO(path.read_text(encoding='utf-8-sig')), delimiter='\t', quotechar='"')
+    reader = csv.reader(io.StringIO(read_utf8(path)), delimiter='\t', quotechar='"')
     lines = [(reader.line_num, row) for row in reader]
     while lines and not lines[-1][1]: lines.pop()            # trailing blank lines
     if not lines: raise TranslatorConfigError("empty file: a header row is required", file=path)

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/12_translator.fetch.ipynb #d813128d
 from __future__ import annotations
-import collections, concurrent.futures as cf, contextlib, http.server, json, os, random, threading, time, uuid
+import collections, contextlib, http.server, json, os, random, socket, threading, time, urllib.parse, uuid
 from dataclasses import dataclass, field, asdict, replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
@@ -13,15 +13,15 @@ import requests
 from fastcore.basics import patch as fastcore_patch
 
 from ..core import RunError, get_logger, progress
-from ..runs import Ledger, RunDir, new_run_id, write_json
+from ..runs import Ledger, RunDir, interruptible_map, new_run_id, write_json
 from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
 from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'CallbackListener', 'receive', 'wait', 'start', 'stop',
-           'await_callback', 'choose_run_dir', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint',
-           'fetch_benchmark', 'score_run']
+__all__ = ['log', 'FAIL_FAST', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'CallbackListener', 'receive', 'wait', 'start',
+           'stop', 'await_callback', 'choose_run_dir', 'target_down_reason', 'probe_target', 'FetchSummary',
+           'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
@@ -195,6 +195,27 @@ def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: 
         if retry_failed or any(u not in latest for u in uids): return last
     return root/new_run_id(root)
 
+# %% ../../nbs/12_translator.fetch.ipynb #617998c2
+FAIL_FAST = 5
+
+def target_down_reason(o: Outcome) -> bool:
+    "Whether a failed `Outcome` blames the target itself (down, wrong URL, not speaking JSON) rather than the query."
+    if o.ok or o.reason.startswith('timeout'): return False
+    if o.http_status is None or 200 <= o.http_status < 300: return True     # no connection, or HTML/garbage with 200
+    return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
+
+def probe_target(url: str, timeout: float=10.0) -> None:
+    "Raise `RunError` naming `url` when its host does not resolve or refuses a TCP connection."
+    if requests.utils.get_environ_proxies(url): return      # through a proxy (HTTP_PROXY...): only the requests can tell
+    u = urllib.parse.urlsplit(url)
+    port = u.port or (443 if u.scheme == 'https' else 80)
+    try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError) as e:
+        raise RunError(f"target host {u.hostname!r} does not resolve ({e})", file=url) from None
+    try: socket.create_connection((u.hostname, port), timeout=timeout).close()
+    except OSError as e:
+        raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({e.strerror or e})", file=url) from None
+
 # %% ../../nbs/12_translator.fetch.ipynb #9b50a55a
 @dataclass
 class FetchSummary:
@@ -207,7 +228,7 @@ class FetchSummary:
     def __str__(self): return f"{self.run_dir}: {self.counts['ok']} ok, {self.counts['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
 
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
-                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch') -> FetchSummary:
+                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch', fail_fast: bool=False) -> FetchSummary:
     "Send each pending body (uid → TRAPI Query) with `protocol` on `concurrency` threads; store responses; record the ledger."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     main_file = lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u]
@@ -215,22 +236,31 @@ def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, 
     for u in bodies:                                   # adopt responses written just before a crash
         if u not in done and main_file(u).exists(): ledger.record(u, 'ok', reason='adopted existing response file', attempts=0)
     todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
+    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)   # before the run is recorded
     rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
     def one(u):
         o, files = protocol(bodies[u])
         for sub, resp in files.items(): write_json(run_dir/sub/names[u], resp, indent=None)
         n = len(extract_message(files.get('ars', files.get(''))).get('results') or []) if o.ok else None
         ledger.record(u, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **({'agents': sorted(files)} if protocol.endpoint.mode == 'ars' else {}))
+        return o
     try:
-        with cf.ThreadPoolExecutor(max(1, concurrency), thread_name_prefix='benchnb-fetch') as pool:
-            for f in progress(cf.as_completed([pool.submit(one, u) for u in todo]), desc=f"fetch {run_dir.parent.name}", total=len(todo), unit='query'):
-                f.result()
-    except BaseException as e:
-        rd.finish('failed', error=f"{type(e).__name__}: {e}"); raise
+        first, bar = [], progress(total=len(todo), desc=f"fetch {run_dir.parent.name}", unit='query')
+        for _, o in interruptible_map(one, todo, concurrency):    # Ctrl-C: stop at once, keep what is recorded
+            bar.update()
+            if len(first) < min(FAIL_FAST, len(todo)): first.append(o)
+            if fail_fast and len(first) == min(FAIL_FAST, len(todo)) and all(map(target_down_reason, first)): _target_down(protocol, first)
+        bar.close()
+    except KeyboardInterrupt: rd.finish('interrupted', counts={**ledger.counts(), 'queries': len(bodies)}); raise
+    except BaseException as e: rd.finish('failed', error=f"{type(e).__name__}: {e}"); raise
     counts = {**ledger.counts(), 'queries': len(bodies)}
     reasons = collections.Counter(r.get('reason') or '?' for r in ledger.latest().values() if r.get('status') == 'failed')
     rd.finish('ok' if counts['ok'] == len(bodies) else 'partial', counts=counts)
     return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, dict(reasons.most_common()))
+
+def _target_down(protocol: Protocol, first: list[Outcome]):
+    raise RunError(f"target looks down: the first {len(first)} queries all failed ({first[0].reason[:120]}); stopped, "
+                   "nothing else sent (rerun to resume)", file=protocol.endpoint.url)
 
 # %% ../../nbs/12_translator.fetch.ipynb #f4d8d49f
 def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_level: str|None=None, bypass_cache: bool|None=None) -> dict:
@@ -260,7 +290,7 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, c
                     run_id: str|None=None, new: bool=False, retry_failed: bool=False, limit: int|None=None,
                     poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None,
                     options: Mapping|None=None, trapi: str|None=None, completion: str='poll',
-                    listener: CallbackListener|None=None) -> FetchSummary:
+                    listener: CallbackListener|None=None, fail_fast: bool=True) -> FetchSummary:
     "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = resolve_endpoint(cfg, target, 'fetch_unscored' if unscored else 'fetch', url, mode)
@@ -281,12 +311,12 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, c
     with (session or make_session(concurrency)) as s, contextlib.ExitStack() as stack:
         if completion == 'callback' and listener is None: listener = stack.enter_context(CallbackListener())
         proto = Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
-        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit)
+        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast)
 
 # %% ../../nbs/12_translator.fetch.ipynb #205525e8
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None, url: str|None=None,
               concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None,
-              options: Mapping|None=None) -> FetchSummary:
+              options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
@@ -301,4 +331,5 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     policy = policy or RetryPolicy()
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score')
+        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score',
+                            fail_fast=fail_fast)

@@ -4,28 +4,35 @@
 
 # %% ../../nbs/19_translator.cli.ipynb #593ce794
 from __future__ import annotations
-import contextlib, sys
+import contextlib, json, socket, sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from ..core import ConfigError, register_family
+from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, register_family
 from ..report import register_report
 from .config import MODES, load_config
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'tests_cli', 'TestsOpt', 'list_', 'queries_', 'fetch_', 'score_', 'evaluate_', 'serve_', 'run_',
-           'tests_list_', 'tests_run_', 'tests_serve_']
+__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_', 'queries_', 'fetch_', 'score_',
+           'check_results', 'evaluate_', 'check_port_free', 'serve_', 'run_', 'tests_list_', 'tests_run_',
+           'tests_serve_']
 
 # %% ../../nbs/19_translator.cli.ipynb #17721349
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, evaluate them.")
 ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
+MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
+KOpt = typer.Option(20, '--k', min=1, max=MAX_K, help=f"Number of ranked results considered (1 to {MAX_K}).")
+
+def example(*lines: str) -> str:
+    "A help epilog with example command lines, kept as written (click's \\b)."
+    return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
 
 # %% ../../nbs/19_translator.cli.ipynb #33f65692
-@cli.command('list')
+@cli.command('list', epilog=example('benchnb translator list'))
 def list_(config: Optional[Path] = ConfigOpt):
     "List the benchmarks (with query counts) and targets of the config."
     cfg = load_config(config)
@@ -35,7 +42,7 @@ def list_(config: Optional[Path] = ConfigOpt):
         typer.echo(f"target\t{name}\t{ep.url}")
 
 # %% ../../nbs/19_translator.cli.ipynb #876c9aa5
-@cli.command('queries')
+@cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
 def queries_(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
              config: Optional[Path] = ConfigOpt,
              target: Optional[str] = typer.Option(None, '--target', help="Add this target's fetch workflow to each query.")):
@@ -50,7 +57,8 @@ def _policy(timeout: float, connect_timeout: float, retries: int, backoff: float
     if retries < 0: raise ConfigError("must be >= 0", field='--retries', value=retries)
     return RetryPolicy(retries=retries, read_timeout=timeout, connect_timeout=connect_timeout, backoff=backoff)
 
-@cli.command('fetch')
+@cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
+        "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
 def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
            target: str = typer.Argument(..., help="Target name from targets.json (or any label with --url)."),
            results: Path = typer.Option(..., '--results', help="Results root directory."),
@@ -89,24 +97,37 @@ def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} ok, {s.counts['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s", err=True)
     _echo_reasons(s)
+    _exit_status(s, 'fetched')
 
 def _echo_reasons(s, top: int=3):
     for reason, n in list(s.reasons.items())[:top]: typer.echo(f"benchnb:   {n} failed: {reason[:160]}", err=True)
 
-@cli.command('score')
+def _exit_status(s, what: str, then=None):
+    "Error when no query succeeded; exit 3 (after `then`, if given) when some failed."
+    if s.counts['failed'] and not s.counts['ok']:
+        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed (reasons above; --retry-failed retries them)",
+                       file=s.run_dir)
+    if then is not None: then()
+    if s.counts['failed']: raise typer.Exit(EXIT_FAILURES)
+
+@cli.command('score', epilog=example("benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
+                                      "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
 def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
            target: str = typer.Argument(..., help="Target whose score entry to use."),
            out: Optional[Path] = typer.Option(None, '--out', help="Scored run directory (default: RUN_DIR_scored)."),
            url: Optional[str] = typer.Option(None, '--url', help="Override the score URL."),
-           concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),
-           timeout: float = typer.Option(300.0, '--timeout'), retries: int = typer.Option(2, '--retries'),
-           retry_failed: bool = typer.Option(False, '--retry-failed'), config: Optional[Path] = ConfigOpt):
+           concurrency: int = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests."),
+           timeout: float = typer.Option(300.0, '--timeout', help="Read timeout per request (s)."),
+           retries: int = typer.Option(2, '--retries', help="Retries after the first attempt."),
+           retry_failed: bool = typer.Option(False, '--retry-failed', help="Rescore the responses whose scoring failed."),
+           config: Optional[Path] = ConfigOpt):
     "Score every response of an unscored run with the target's score workflow."
     from benchnb.translator.fetch import score_run
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
     typer.echo(str(s.run_dir))
     typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", err=True)
     _echo_reasons(s)
+    _exit_status(s, 'scored')
 
 # %% ../../nbs/19_translator.cli.ipynb #738ab95b
 def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score', validate=False):
@@ -115,7 +136,9 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
     if score_from not in ('first', 'max'): raise ConfigError("must be 'first' or 'max'", field='--score-from', value=score_from)
     if order_by not in ('score', 'rank', 'sugeno'): raise ConfigError("must be 'score', 'rank' or 'sugeno'", field='--order-by', value=order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
+    if not isinstance(results, dict): check_results(benchmark, Path(results))
     evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by, validate)
+    for ev in evs: _check_answered(ev, benchmark)
     for ev in evs:
         dest = (Path(out)/ev.target if out and len(evs) > 1 else Path(out)) if out else (Path(ev.results_dir) if Path(ev.results_dir).is_dir() else Path(ev.results_dir).with_suffix(''))
         ev.save(dest, json_=write_json_, plots=plots)
@@ -125,6 +148,27 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
         typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, {f['missing']} missing)\n")
         if ev.problems is not None: _echo_validation(ev, dest)
     return evs
+
+_NOT_RESPONSES = ('manifest.json', 'output.json', 'validation.json')
+
+def check_results(benchmark: str, results: Path):
+    "Refuse, before any work, RESULTS that are missing, hold no response, or are another benchmark's run."
+    if not results.exists(): raise DataError("results not found (expected a run directory or a JSON file)", file=results)
+    if results.is_file(): return
+    for m in (results/'manifest.json', results.parent/'manifest.json'):
+        try: fetched = json.loads(m.read_text()).get('parameters', {}).get('benchmark') if m.exists() else None
+        except (json.JSONDecodeError, AttributeError): fetched = None
+        if fetched and fetched != benchmark: raise DataError(f"this run fetched benchmark {fetched!r}, not {benchmark!r}", file=results)
+    if not any(p.name not in _NOT_RESPONSES for p in results.rglob('*.json')):
+        from benchnb.runs import Ledger
+        n = Ledger(results/'ledger.jsonl').counts()['failed']           # failed queries leave no response file
+        raise DataError("no responses to evaluate in this directory" + (f" (all {n} queries recorded failed)" if n else ''), file=results)
+
+def _check_answered(ev, benchmark: str):
+    f = ev.failures()
+    if f['answered'] + f['empty'] == 0:
+        raise DataError(f"none of the {f['total']} queries of {benchmark} has a response ({f['failed']} failed, {f['missing']} missing): "
+                        "nothing to evaluate", file=ev.results_dir or 'results')
 
 def _echo_validation(ev, dest: Path):
     from benchnb.runs import write_json
@@ -136,10 +180,11 @@ def _echo_validation(ev, dest: Path):
     if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
     typer.echo('')
 
-@cli.command('evaluate')
+@cli.command('evaluate', epilog=example(
+    "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
 def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
               results: Path = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}."),
-              k: int = typer.Option(20, '--k', min=1, help="Number of ranked results considered."),
+              k: int = KOpt,
               out: Optional[Path] = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots."),
               config: Optional[Path] = ConfigOpt,
               target: Optional[str] = typer.Option(None, '--target', help="Label for the target (default: from the run)."),
@@ -158,9 +203,17 @@ def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
 cli.command('eval', hidden=True)(evaluate_)
 
 # %% ../../nbs/19_translator.cli.ipynb #ff2e1273
-@cli.command('serve')
+def check_port_free(host: str, port: int):
+    "`ConfigError` naming `--port` when `host:port` cannot be listened on (in use, or not allowed)."
+    try:
+        with socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((host, port))
+    except OSError as e: raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", field='--port', value=port) from None
+
+@cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
 def serve_(kg: Optional[Path] = typer.Option(None, '--kg', help="KGX-style edges TSV (default: the shipped demo KG)."),
-           host: str = typer.Option('127.0.0.1', '--host'), port: int = typer.Option(8000, '--port'),
+           host: str = typer.Option('127.0.0.1', '--host', help="Address to listen on (0.0.0.0: every interface)."),
+           port: int = typer.Option(8000, '--port', help="Port to listen on."),
            latency: float = typer.Option(0.0, '--latency', help="Seconds added to every query."),
            error_rate: float = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500."),
            rate_limit_rate: float = typer.Option(0.0, '--rate-limit-rate', help="Fraction answered 429 + Retry-After."),
@@ -168,31 +221,41 @@ def serve_(kg: Optional[Path] = typer.Option(None, '--kg', help="KGX-style edges
            garbage_rate: float = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON."),
            fail_first: int = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind."),
            fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501"),
-           retry_after: float = typer.Option(1.0, '--retry-after'), hang: float = typer.Option(30.0, '--hang'),
-           max_results: int = typer.Option(500, '--max-results'), trapi_version: str = typer.Option('1.5', '--trapi-version'),
-           seed: int = typer.Option(0, '--seed'),
+           retry_after: float = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503."),
+           hang: float = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering."),
+           max_results: int = typer.Option(500, '--max-results', help="Most results per answer."),
+           trapi_version: str = typer.Option('1.5', '--trapi-version', help="TRAPI version spoken: 1.5 or 2.0."),
+           seed: int = typer.Option(0, '--seed', help="Seed of the random faults and scores."),
            min_timeout: float = typer.Option(0.0, '--min-timeout', help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
     faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed, min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version)
+    check_port_free(host, port)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
 # %% ../../nbs/19_translator.cli.ipynb #4dcc939d
-@cli.command('run')
-def run_(benchmark: str = typer.Argument(...), target: str = typer.Argument(...),
-         results: Path = typer.Option(..., '--results'), url: Optional[str] = typer.Option(None, '--url'),
-         k: int = typer.Option(20, '--k', min=1), concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),
-         timeout: float = typer.Option(300.0, '--timeout'), retries: int = typer.Option(2, '--retries'),
-         no_normalize: bool = typer.Option(False, '--no-normalize'), plots: bool = typer.Option(True, '--plots/--no-plots'),
+@cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
+                                    "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
+def run_(benchmark: str = typer.Argument(..., help="Benchmark name."),
+         target: str = typer.Argument(..., help="Target name from targets.json (or any label with --url)."),
+         results: Path = typer.Option(..., '--results', help="Results root directory."),
+         url: Optional[str] = typer.Option(None, '--url', help="Override the target URL, or define an ad-hoc target."),
+         k: int = KOpt, concurrency: int = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests."),
+         timeout: float = typer.Option(300.0, '--timeout', help="Read timeout per request (s)."),
+         retries: int = typer.Option(2, '--retries', help="Retries after the first attempt."),
+         no_normalize: bool = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity)."),
+         plots: bool = typer.Option(True, '--plots/--no-plots', help="Save precision/recall/mAP/top-k PNGs."),
          config: Optional[Path] = ConfigOpt):
     "Fetch a benchmark from a target, then evaluate the run."
     from benchnb.translator.fetch import fetch_benchmark
     s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency, _policy(timeout, 10.0, retries, 1.0))
     typer.echo(f"benchnb: {s}", err=True)
-    _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True)
+    _echo_reasons(s)
+    evaluate = lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True)
+    _exit_status(s, 'fetched', evaluate)
 
 # %% ../../nbs/19_translator.cli.ipynb #43be36a3
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
