@@ -59,3 +59,47 @@ def test_list_tasks_includes_newer_tasks():
     assert r.returncode == 0, r.stderr
     names = [l.split('\t')[0] for l in r.stdout.splitlines()]
     assert {'sequential', 'cross_species_label_prediction', 'perturbation_expression'} <= set(names)
+
+
+@pytest.fixture(scope='module')
+def h5ad_two(tmp_path_factory):
+    pb = sc.datasets.pbmc68k_reduced()
+    a = ad.AnnData(obs=pb.obs[['bulk_labels', 'phase']].copy())
+    a.obsm['X_pca'] = pb.obsm['X_pca']; a.obsm['X_umap'] = pb.obsm['X_umap']
+    p = tmp_path_factory.mktemp('scib') / 'pbmc_emb.h5ad'; a.write_h5ad(p)
+    return p, pb
+
+
+def test_scib_table_and_plot(h5ad_two, tmp_path):
+    "`cells scib`: the Benchmarker's CSV layout, values checked against independent computations, a PNG plot."
+    import pandas as pd
+    from sklearn.metrics import silhouette_score
+    p, pb = h5ad_two
+    out, png = tmp_path / 'scib.csv', tmp_path / 'scib.png'
+    r = _benchnb('cells', 'scib', p, '--embedding', 'X_pca,X_umap', '--labels', 'bulk_labels', '--batch', 'phase',
+                 '--pre-integrated', 'X_pca', '--out', out, '--plot', png)
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(out, index_col=0)
+    assert df.index.name == 'Embedding' and list(df.index) == ['X_pca', 'X_umap', 'Metric Type']
+    assert list(df.columns) == ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI', 'BRAS', 'iLISI',
+                                'KBET', 'Graph connectivity', 'PCR comparison', 'Batch correction', 'Bio conservation', 'Total']
+    assert df.loc['Metric Type'].tolist() == ['Bio conservation'] * 5 + ['Batch correction'] * 5 + ['Aggregate score'] * 3
+    v = df.drop('Metric Type').astype(float)
+    for key in ('X_pca', 'X_umap'):
+        X = np.asarray(pb.obsm[key], np.float64)
+        assert abs(v.loc[key, 'Silhouette label'] - (silhouette_score(X, pb.obs.bulk_labels) + 1) / 2) < 1e-9
+        bio, batch = v.loc[key].iloc[:5].mean(), v.loc[key].iloc[5:10].mean()
+        assert abs(v.loc[key, 'Total'] - (0.4 * batch + 0.6 * bio)) < 1e-12
+    assert v.loc['X_pca', 'PCR comparison'] == 0.0            # pre-integrated = the embedding itself
+    assert abs(v.loc['X_pca', 'iLISI'] - 0.2653) < 1e-3        # scib-metrics 0.5.10 on these data (benchmarks/RESULTS-cells.md)
+    assert png.read_bytes()[:4] == b'\x89PNG'
+    assert 'Total' in r.stdout
+
+
+def test_scib_bad_key_and_extras_alone(h5ad_two, h5ad, tmp_path):
+    p, _ = h5ad_two
+    r = _benchnb('cells', 'scib', p, '-e', 'X_scvi', '-l', 'bulk_labels', '-b', 'phase', '--out', tmp_path / 'x.csv')
+    assert r.returncode != 0 and 'obsm/X_scvi' in r.stderr and 'Traceback' not in r.stderr
+    assert not (tmp_path / 'x.csv').exists()
+    r = _benchnb('cells', 'run', h5ad, '-e', 'X_pca', '-l', 'bulk_labels', '--tasks', 'embedding', '--extras')
+    assert r.returncode != 0 and '--extras adds the scIB metrics' in r.stderr

@@ -30,3 +30,8 @@ def test_cells_report_tiny(tmp_path):
     r = pert[(pert.metric == 'PEARSON_CORRELATION') & (pert.subset == 'all')].groupby('model').value.mean()
     assert r['oracle'] > r['noisy'] > r['baseline_median']
     for f in ('metrics.png', 'umap.png'): assert (files / f).stat().st_size > 1000
+    scib = pd.read_csv(files / 'scib.csv', index_col=0)                  # the scIB section (Benchmarker layout)
+    assert list(scib.index) == ['X_pca', 'random', 'Metric Type'] and scib.columns[-1] == 'Total'
+    v = scib.drop('Metric Type').astype(float)
+    assert v.loc['X_pca', 'Bio conservation'] > v.loc['random', 'Bio conservation'] + 0.2
+    assert (files / 'scib.png').stat().st_size > 1000

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math, warnings
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence, Sequence
 
 import numpy as np
 import pandas as pd
@@ -22,10 +22,10 @@ from ..results import MetricResult
 __all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
            'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
            'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
-           'lisi_values', 'ilisi', 'clisi', 'kbet', 'knn_adjacency', 'graph_connectivity', 'isolated_labels',
-           'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance', 'adaptive_k_values',
-           'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics',
-           'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
+           'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
+           'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
+           'adaptive_k_values', 'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric',
+           'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
 
 # %% ../../nbs/20_cells.metrics.ipynb #9cfeb6fa
 log = get_logger('cells.metrics')
@@ -54,8 +54,10 @@ def encode_labels(labels: Any, n_obs: int|None=None, field: str='labels') -> tup
         raise DataError(f"{len(s)} labels but there are {n_obs} cells", field=field)
     if len(s) == 0: raise DataError("no labels (empty)", field=field)
     if s.isna().any(): raise DataError(f"{int(s.isna().sum())} missing label(s), first at row {int(np.flatnonzero(s.isna())[0])}", field=field)
-    cats, codes = np.unique(s.astype(str).to_numpy(), return_inverse=True)
-    return codes.astype(np.int64), cats
+    codes, uniq = pd.factorize(s.astype(str))                    # hashing, then sort the few categories as strings
+    uniq = np.asarray(uniq, dtype=object); order = np.argsort(uniq)      # python str categories
+    rank = np.empty_like(order); rank[order] = np.arange(len(order))
+    return rank[codes].astype(np.int64), uniq[order]
 
 # %% ../../nbs/20_cells.metrics.ipynb #1e03c4d7
 import numba
@@ -325,51 +327,94 @@ def entropy_per_cell(X: Any, batch: Any, k: int=200, nbrs: Neighbors|None=None, 
     elif nbrs.k > min(k, nbrs.n): nbrs = nbrs.head(min(k, nbrs.n))
     return float(np.mean(entropy_per_cell_values(nbrs, batch)))
 
-# %% ../../nbs/20_cells.metrics.ipynb #8d01c386
-def _neighbor_probabilities(D: np.ndarray, perplexity: float, tol: float=1e-5, max_tries: int=50) -> np.ndarray:
-    "Row-wise bisection on β so that H(exp(−β D)) = ln(perplexity) (Harmony / scib-metrics)."
-    n = len(D); beta = np.ones(n); lo = np.full(n, -np.inf); hi = np.full(n, np.inf); target = np.log(perplexity)
-    def hbeta(beta):
-        P = np.exp(-D * beta[:, None]); s = P.sum(1)
-        with np.errstate(divide='ignore', invalid='ignore'):
-            H = np.where(s == 0, 0, np.log(s) + beta * (D * P).sum(1) / s)
-            return H, np.where(s[:, None] == 0, 0, P / s[:, None])
-    H, P = hbeta(beta); diff = H - target
-    for _ in range(max_tries):
-        act = np.abs(diff) > tol
-        if not act.any(): break
-        up = act & (diff > 0); down = act & (diff <= 0)
-        lo = np.where(up, beta, lo); hi = np.where(down, beta, hi)
-        beta = np.where(up, np.where(np.isinf(hi), beta * 2, (beta + hi) / 2),
-               np.where(down, np.where(np.isinf(lo), beta / 2, (beta + lo) / 2), beta))
-        Hn, Pn = hbeta(beta)
-        H = np.where(act, Hn, H); P = np.where(act[:, None], Pn, P); diff = H - target
-    return P, H
+# %% ../../nbs/20_cells.metrics.ipynb #5b9b378c
+@njit(fastmath=_FAST, cache=_CACHE)
+def _hbeta(d, beta, P):
+    "(H, Var_P d) of P ∝ exp(−β d) (P normalised in place; all 0 and H = 0 if every weight vanishes). exp in float32, sums in float64."
+    b = np.float32(beta); s = 0.0; sd = 0.0; sdd = 0.0
+    for j in range(len(d)):
+        p = math.exp(-d[j] * b); P[j] = p; s += p; sd += d[j] * p; sdd += d[j] * d[j] * p
+    if s == 0.0:
+        P[:] = 0.0
+        return 0.0, 0.0
+    inv = 1.0 / s
+    for j in range(len(d)): P[j] *= inv
+    return math.log(s) + beta * sd / s, sdd / s - (sd / s) ** 2
 
-def lisi_values(nbrs: Neighbors, labels: Any, perplexity: float|None=None, block: int=32768) -> np.ndarray:
-    "Per-cell LISI of `labels` over each neighbour list (perplexity ⌊k/3⌋ by default)."
-    codes, cats = encode_labels(labels, nbrs.n); L = len(cats); out = np.empty(nbrs.n)
-    for i0 in range(0, nbrs.n, block):
-        P, H = _neighbor_probabilities(nbrs.distances[i0:i0+block], perplexity or math.floor(nbrs.k / 3))
-        nb = codes[nbrs.indices[i0:i0+block]]; r = len(nb)
-        mass = np.bincount((np.arange(r)[:, None] * L + nb).ravel(), weights=P.ravel(), minlength=r * L).reshape(r, L)
-        out[i0:i0+block] = 1 / np.where(H == 0, -1.0, (mass ** 2).sum(1))
-    return out
+@njit(cache=_CACHE)
+def _calibrate(d, P, target, tol, max_tries):
+    "β with |H(β) − target| < tol: safeguarded Newton (dH/dβ = −β Var d) inside the bisection bracket; returns H."
+    beta = 1.0; lo = 0.0; hi = np.inf
+    H, var = _hbeta(d, beta, P); diff = H - target; tries = 0
+    while abs(diff) >= tol and tries < max_tries:
+        if diff > 0: lo = beta                      # H decreases with β: too flat → larger β
+        else: hi = beta
+        step = beta + diff / (beta * var) if var > 0 else -1.0
+        if lo < step < hi: beta = step
+        elif hi == np.inf: beta = beta * 2
+        else: beta = (lo + hi) / 2
+        H, var = _hbeta(d, beta, P); diff = H - target; tries += 1
+    return H
 
-# %% ../../nbs/20_cells.metrics.ipynb #e7898ae6
+@njit(parallel=True, cache=_CACHE)
+def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+    """LISI of every row for each label set `codes[s]` (one calibration per cell serves all sets; the cell itself dropped).
+    Distances are shifted by the row's smallest: P and H are unchanged, and float32 exp(−βd) cannot underflow.
+    Rows go in chunks so that the work buffers are allocated once per chunk, not once per cell."""
+    n, k = D.shape; target = math.log(perplexity); nchunk = min(n, 256)
+    for c in prange(nchunk):
+        d = np.empty(k, np.float32); P = np.empty(k, np.float32); nb = np.empty(k, np.int64); mass = np.empty(n_labels.max())
+        for i in range(c * n // nchunk, (c + 1) * n // nchunk):
+            m = 0; dmin = np.inf
+            for j in range(k):
+                if I[i, j] != i:
+                    nb[m] = I[i, j]; dmin = min(dmin, D[i, j]); m += 1
+            m = 0
+            for j in range(k):
+                if I[i, j] != i:
+                    d[m] = D[i, j] - dmin; m += 1
+            H = _calibrate(d[:m], P[:m], target, tol, max_tries)
+            for s in range(codes.shape[0]):
+                mass[:] = 0.0
+                for j in range(m): mass[codes[s, nb[j]]] += P[j]
+                simpson = 0.0
+                for q in range(n_labels[s]): simpson += mass[q] * mass[q]
+                out[s, i] = -1.0 if H == 0 else 1.0 / simpson
+
+# %% ../../nbs/20_cells.metrics.ipynb #def6a4b2
+def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, tol: float=1e-5,
+                fields: Sequence[str]=('labels',), encoded: bool=False) -> np.ndarray:
+    "Per-cell LISI, the cell itself excluded (perplexity ⌊k/3⌋ by default); one row per label set given, calibrated once."
+    enc = label_sets if encoded else [encode_labels(l, nbrs.n, f) for l, f in zip(label_sets, list(fields) + ['labels'] * len(label_sets))]
+    perplexity = perplexity or math.floor(nbrs.k / 3)
+    if perplexity < 1: raise DataError(f"LISI needs at least 3 neighbours per cell, got {nbrs.k}", field='k', value=nbrs.k)
+    out = np.empty((len(enc), nbrs.n))
+    _lisi_rows(np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices), np.stack([c for c, _ in enc]),
+               np.array([len(cats) for _, cats in enc]), float(perplexity), tol, 50, out)
+    return out[0] if len(enc) == 1 else out
+
+def _lisi_scores(lisi: np.ndarray, n_cats: int, batch: bool, scale: bool) -> float:
+    v = float(np.nanmedian(lisi))
+    return v if not scale else (v - 1) / (n_cats - 1) if batch else (n_cats - v) / (n_cats - 1)
+
 def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True) -> float:
     "Integration LISI: median LISI over batch labels, scaled (x − 1)/(B − 1)."
-    B = len(encode_labels(batch, nbrs.n, 'batch')[1])
+    enc = encode_labels(batch, nbrs.n, 'batch'); B = len(enc[1])
     if B < 2: raise DataError("iLISI needs at least 2 batches", field='batch')
-    v = float(np.nanmedian(lisi_values(nbrs, batch, perplexity)))
-    return (v - 1) / (B - 1) if scale else v
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), B, True, scale)
 
 def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True) -> float:
     "Cell-type LISI: median LISI over cell-type labels, scaled (L − x)/(L − 1)."
-    L = len(encode_labels(labels, nbrs.n, 'labels')[1])
+    enc = encode_labels(labels, nbrs.n, 'labels'); L = len(enc[1])
     if L < 2: raise DataError("cLISI needs at least 2 labels", field='labels')
-    v = float(np.nanmedian(lisi_values(nbrs, labels, perplexity)))
-    return (L - v) / (L - 1) if scale else v
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), L, False, scale)
+
+def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True) -> tuple[float, float]:
+    "(iLISI, cLISI) from one calibration of the neighbour weights (they do not depend on the labels): half the work."
+    eb, el = encode_labels(batch, nbrs.n, 'batch'), encode_labels(labels, nbrs.n, 'labels'); B, L = len(eb[1]), len(el[1])
+    if B < 2 or L < 2: return ilisi(nbrs, batch, scale=scale), clisi(nbrs, labels, scale=scale)
+    lb, ll = lisi_values(nbrs, eb, el, encoded=True)
+    return _lisi_scores(lb, B, True, scale), _lisi_scores(ll, L, False, scale)
 
 # %% ../../nbs/20_cells.metrics.ipynb #0b802d00
 def kbet(nbrs: Neighbors, batch: Any, alpha: float=0.05) -> tuple[float, np.ndarray, np.ndarray]:
@@ -399,14 +444,15 @@ def graph_connectivity(nbrs: Neighbors, labels: Any) -> float:
         out.append(np.bincount(comp).max() / len(m))
     return float(np.mean(out))
 
-# %% ../../nbs/20_cells.metrics.ipynb #5614a623
+# %% ../../nbs/20_cells.metrics.ipynb #c4124e61
 def isolated_labels(X: Any, labels: Any, batch: Any, rescale: bool=True, iso_threshold: int|None=None,
                     sil: np.ndarray|None=None) -> float:
     "Isolated-label ASW (scib-metrics): mean silhouette of labels present in the fewest batches."
-    X = as_embedding(X); lab = np.asarray(labels).astype(str); bat = np.asarray(batch).astype(str)
+    X = as_embedding(X); lab, lcats = encode_labels(labels, len(X), 'labels'); bat, _ = encode_labels(batch, len(X), 'batch')
     per = pd.DataFrame({'l': lab, 'b': bat}).drop_duplicates().groupby('l')['b'].count()
     iso = per.index[per <= (per.min() if iso_threshold is None else iso_threshold)]
-    s = silhouette_samples(X, lab) if sil is None else sil
+    if sil is not None and len(sil) != len(X): raise DataError(f"{len(sil)} silhouettes but {len(X)} cells", field='sil')
+    s = silhouette_from_sums(label_distance_sums(X, lab, len(lcats)), lab) if sil is None else np.asarray(sil, float)
     s = (s + 1) / 2 if rescale else s
     return float(np.mean([s[lab == l].mean() for l in iso]))
 
@@ -501,7 +547,9 @@ class MetricType(str, Enum):
     ACCURACY = 'accuracy'; F1_SCORE = 'f1'; PRECISION = 'precision'; RECALL = 'recall'; AUROC = 'auroc'
     SPEARMAN_CORRELATION_CALCULATION = 'spearman_correlation_calculation'; SEQUENTIAL_ALIGNMENT = 'sequential_alignment'
     # scIB extras (not upstream names; clearly separate)
-    ILISI = 'ilisi'; CLISI = 'clisi'; KBET = 'kbet'; GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
+    ILISI = 'ilisi'; CLISI = 'clisi'; KBET_GLOBAL = 'kbet_global'; KBET_PER_LABEL = 'kbet_per_label'; BRAS = 'bras'
+    GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
+    KMEANS_NMI = 'kmeans_nmi'; KMEANS_ARI = 'kmeans_ari'; PCR_COMPARISON = 'pcr_comparison'
     def __str__(self): return self.value
 
 # %% ../../nbs/20_cells.metrics.ipynb #571addbc
@@ -567,7 +615,7 @@ for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.SEQUENTIAL_ALIGNMENT, sequential_alignment_score, {'X', 'labels'}, {}, {'sequential'}, 'kNN vs random time-label distance (seeded)'),
     (_M.ILISI, ilisi, {'nbrs', 'batch'}, {}, {'integration', 'scib'}, 'scaled median iLISI (scib-metrics)'),
     (_M.CLISI, clisi, {'nbrs', 'labels'}, {}, {'integration', 'scib'}, 'scaled median cLISI (scib-metrics)'),
-    (_M.KBET, lambda **kw: kbet(**kw)[0], {'nbrs', 'batch'}, {'alpha': 0.05}, {'integration', 'scib'}, 'kBET acceptance rate'),
+    (_M.KBET_GLOBAL, lambda **kw: kbet(**kw)[0], {'nbrs', 'batch'}, {'alpha': 0.05}, {'integration', 'scib'}, 'global kBET acceptance rate (not scIB\'s per-label KBET)'),
     (_M.GRAPH_CONNECTIVITY, graph_connectivity, {'nbrs', 'labels'}, {}, {'integration', 'scib'}, 'kNN-graph connectivity per label'),
     (_M.ISOLATED_LABELS, isolated_labels, {'X', 'labels', 'batch'}, {}, {'integration', 'scib'}, 'isolated-label ASW (scib-metrics)')]:
     register_metric(_t, _f, _req, _defaults, _desc, _tags)

@@ -16,7 +16,7 @@ from ..report import register_report
 from ..runs import write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'check_options', 'run_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.plugin')
@@ -76,7 +76,7 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
             seed: int = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA)."),
             seeds: Optional[str] = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed')."),
             aggregate: bool = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric."),
-            extras: bool = typer.Option(False, '--extras', help="Add scIB metrics: ilisi, clisi, kbet, graph_connectivity, isolated_labels."),
+            extras: bool = typer.Option(False, '--extras', help="Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, bras, graph_connectivity, isolated_labels, kmeans_nmi/ari, kbet_global."),
             knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells)."),
             out: Optional[Path] = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
@@ -99,6 +99,29 @@ def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/b
     if out: write_json(out, rows)
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(json.dumps(rows, indent=2))
+
+# %% ../../nbs/29_cells.cli.ipynb #5f5069f7
+@cli.command('scib')
+def scib_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."),
+             embedding: List[str] = typer.Option(..., '--embedding', '-e', help="obsm key(s) of the embeddings to score (repeat or comma-separate)."),
+             labels: str = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels."),
+             batch: str = typer.Option(..., '--batch', '-b', help="obs column with batches."),
+             pre_integrated: Optional[str] = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison (default: PCA of X, as scib-metrics)."),
+             out: Path = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results()."),
+             plot: Optional[Path] = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG)."),
+             min_max_scale: bool = typer.Option(False, '--min-max-scale', help="Scale each metric to [0, 1] across the embeddings before aggregating."),
+             knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent).")):
+    "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
+    from benchnb.cells.metrics import check_knn_method
+    from benchnb.cells.scib import scib, with_metric_type, plot_scib_table
+    from benchnb.runs import write_text, atomic_write
+    check_knn_method(knn_method)
+    table = scib(read_h5ad(adata), [e for x in embedding for e in _split(x)], labels, batch, pre_integrated, min_max_scale, knn_method)
+    write_text(out, with_metric_type(table).to_csv())
+    if plot:
+        fig = plot_scib_table(table)
+        with atomic_write(plot, 'wb', encoding=None) as f: fig.savefig(f, format=plot.suffix.lstrip('.') or 'png', dpi=150, bbox_inches='tight')
+    typer.echo(table.round(4).to_string())
 
 # %% ../../nbs/29_cells.cli.ipynb #f6ae539c
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")

@@ -16,14 +16,16 @@ from fastcore.basics import patch
 
 from ..core import DataError, Registry, get_logger, seed_everything
 from ..results import MetricResult, aggregate_results
-from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method, metric_result, compute_metric,
-    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, kbet, graph_connectivity, isolated_labels)
+from benchnb.cells.metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method, metric_result, compute_metric,
+    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, ilisi_clisi, kbet, graph_connectivity, isolated_labels,
+    silhouette_samples)
+from .scib import bras, kbet_per_label, kmeans_nmi_ari, scib_neighbor_sizes
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
            'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores',
            'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask', 'BatchIntegrationTask',
-           'CrossSpeciesIntegrationTask', 'make_task', 'evaluate', 'evaluate_seeds']
+           'scib_extras', 'CrossSpeciesIntegrationTask', 'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #28f55867
 log = get_logger('cells.tasks')
@@ -103,6 +105,17 @@ def neighbors(self: CellDataset, model: str, k: int) -> Neighbors:
         t = time.perf_counter(); nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method)
         log.info("%s kNN k=%d for %s: %.1f s", self.knn_method, k, model, time.perf_counter() - t)
     return nb.head(k)
+
+# %% ../../nbs/21_cells.tasks.ipynb #bf3ac7d3
+@patch
+def label_silhouettes(self: CellDataset, model: str, key: str) -> np.ndarray:
+    "Per-cell silhouettes of `obs[key]` on `model`'s embedding, computed once and shared by the tasks."
+    X = self.get_output(model, DataType.EMBEDDING); cache = self.__dict__.setdefault('_sil', {})
+    hit = cache.get((model, key))
+    if hit is None or hit[0] is not X:
+        t = time.perf_counter(); hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key)))
+        log.info("label silhouettes of %s for %s: %.1f s", key, model, time.perf_counter() - t)
+    return hit[1]
 
 # %% ../../nbs/21_cells.tasks.ipynb #9338441b
 class BaseTask:
@@ -187,9 +200,9 @@ class EmbeddingTask(BaseTask):
     name = 'embedding'; display_name = 'embedding'
     def __init__(self, label_key: str, *, random_seed: int=42): super().__init__(random_seed=random_seed); self.label_key = label_key
     def _run_task(self, data: CellDataset, model: str):
-        self.embedding, self.input_labels = data.get_output(model, DataType.EMBEDDING), data.obs_column(self.label_key)
+        self.input_labels, self.silhouettes = data.obs_column(self.label_key), data.label_silhouettes(model, self.label_key)
     def _compute_metrics(self) -> list[MetricResult]:
-        return [metric_result(MetricType.SILHOUETTE_SCORE, compute_metric(MetricType.SILHOUETTE_SCORE, X=self.embedding, labels=self.input_labels))]
+        return [metric_result(MetricType.SILHOUETTE_SCORE, (float(np.mean(self.silhouettes)) + 1) / 2)]
 
 # %% ../../nbs/21_cells.tasks.ipynb #03c50e3b
 def make_classifiers(seed: int=42) -> dict:
@@ -217,11 +230,14 @@ def fold_scores(clf, X, y, train, test, binary: bool) -> dict:
 
 # %% ../../nbs/21_cells.tasks.ipynb #a0ff3b4f
 def run_fold_jobs(jobs: Sequence[tuple], n_jobs: int|None=-1) -> list:
-    "Run `fit_score(clf)` for each (classifier name, clf, fit_score): forests ('rf') one by one on all cores, the rest in threads."
+    "Run `fit_score(clf)` per (classifier name, clf, fit_score): forests ('rf') one by one on all cores, the rest in threads."
     from joblib import Parallel, delayed
+    from threadpoolctl import threadpool_limits
     out = {k: f(clf.set_params(rf__n_jobs=n_jobs)) for k, (name, clf, f) in enumerate(jobs) if name == 'rf'}
     rest = [k for k, (name, *_) in enumerate(jobs) if name != 'rf']
-    out.update(zip(rest, Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)))
+    with threadpool_limits(1, user_api='blas'):      # the folds are the parallelism: no BLAS threads on top of them
+        done = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)
+    out.update(zip(rest, done))
     return [out[k] for k in range(len(jobs))]
 
 # %% ../../nbs/21_cells.tasks.ipynb #10e5e114
@@ -278,6 +294,7 @@ class BatchIntegrationTask(BaseTask):
         self.embedding, self.labels, self.batch = data.get_output(model, DataType.EMBEDDING), data.obs_column(self.label_key), data.obs_column(self.batch_key)
         if len(np.unique(self.batch)) < 2: raise DataError(f"batch integration needs at least 2 batches, obs/{self.batch_key} has one ({self.batch[0]!r})", field=f"obs/{self.batch_key}")
         self.nbrs = data.neighbors(model, 200)
+        self.sil = data.label_silhouettes(model, self.label_key) if self.extras else None
 
 # %% ../../nbs/21_cells.tasks.ipynb #464d3300
 @patch
@@ -285,11 +302,19 @@ def _compute_metrics(self: BatchIntegrationTask) -> list[MetricResult]:
     X, nb = self.embedding, self.nbrs
     out = [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(X, self.batch, nbrs=nb)),
            metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch))]
-    if self.extras:
-        out += [metric_result(MetricType.ILISI, ilisi(nb.head(90), self.batch)), metric_result(MetricType.CLISI, clisi(nb.head(90), self.labels)),
-                metric_result(MetricType.KBET, kbet(nb.head(50), self.batch)[0]),
-                metric_result(MetricType.GRAPH_CONNECTIVITY, graph_connectivity(nb.head(15), self.labels)),
-                metric_result(MetricType.ISOLATED_LABELS, isolated_labels(X, self.labels, self.batch))]
+    return out + (scib_extras(X, self.labels, self.batch, nb, self.sil) if self.extras else [])
+
+def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None) -> list[MetricResult]:
+    "The scIB metrics of `--extras` (scib-metrics definitions), neighbour sizes 90/50/15 capped at the number of cells."
+    sz = scib_neighbor_sizes(nbrs.n); nb90 = nbrs.head(min(sz['lisi'], nbrs.k)); M = MetricType; il, cl = ilisi_clisi(nb90, batch, labels)
+    km = kmeans_nmi_ari(X, labels); kpl = kbet_per_label(nb90.head(min(sz['kbet'], nb90.k)), batch, labels)
+    out = [metric_result(M.ILISI, il), metric_result(M.CLISI, cl),
+           metric_result(M.BRAS, bras(X, labels, batch)), metric_result(M.KBET_GLOBAL, kbet(nb90.head(min(sz['kbet'], nb90.k)), batch)[0]),
+           metric_result(M.GRAPH_CONNECTIVITY, graph_connectivity(nb90.head(min(sz['graph'], nb90.k)), labels)),
+           metric_result(M.ISOLATED_LABELS, isolated_labels(X, labels, batch, sil=sil)),
+           metric_result(M.KMEANS_NMI, km['nmi']), metric_result(M.KMEANS_ARI, km['ari'])]
+    if np.isnan(kpl): log.warning("kbet_per_label: no cell-type label has >= 10 cells and 2 batches; left out")
+    else: out.insert(2, metric_result(M.KBET_PER_LABEL, kpl))
     return out
 
 # %% ../../nbs/21_cells.tasks.ipynb #0b1648e6
@@ -321,6 +346,17 @@ def make_task(name: str, label_key: str, batch_key: str|None=None, seed: int=42,
         return cls(label_key, batch_key, extras=extras, random_seed=seed)
     return cls(label_key, random_seed=seed)
 
+# %% ../../nbs/21_cells.tasks.ipynb #27a92d24
+def check_inputs(data: CellDataset, names: Sequence[str], label_key: str, batch_key: str|None, extras: bool=False):
+    "`DataError` for the first missing/unusable obs column any of the tasks `names` needs, before anything runs."
+    if extras and 'batch_integration' not in names:
+        raise DataError("--extras adds the scIB metrics to the batch_integration task, which is not among the tasks "
+                        "(give --batch, or add it to --tasks)", field='extras')
+    if any(n != 'sequential' for n in names): data.obs_column(label_key)
+    if 'batch_integration' in names and batch_key:
+        b = data.obs_column(batch_key)
+        if len(np.unique(b)) < 2: raise DataError(f"batch integration needs at least 2 batches, obs/{batch_key} has one ({b[0]!r})", field=f"obs/{batch_key}")
+
 # %% ../../nbs/21_cells.tasks.ipynb #bdf19992
 DEFAULT_TASKS = ('clustering', 'embedding', 'label_prediction', 'batch_integration')
 
@@ -331,6 +367,7 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch
     for n in names:
         if n not in tasks.names('single'): raise DataError(f"unknown task {n!r} (single-dataset tasks: {', '.join(tasks.names('single'))})", field='tasks', value=n)
     for e in embeddings: data.add_embedding(e)
+    check_inputs(data, names, label_key, batch_key, extras)
     models = list(embeddings)
     seed_everything(seed); rows = []
     if 'pca' in baseline: BaseTask(random_seed=seed).set_baseline(data); models.append(BASELINE)

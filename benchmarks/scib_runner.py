@@ -1,0 +1,94 @@
+"""Run scib-metrics' own `Benchmarker` on a saved dataset and report its table, per-metric times and peak memory.
+
+This file runs inside the side venv that has `scib-metrics` (0.5.10, JAX on the CPU); it is not a benchnb
+dependency. `scib_parity.py` writes the data and the neighbours it uses itself, then calls
+
+    /work/venvs/scib/bin/python scib_runner.py DATA.npz OUT.json [--pynndescent]
+
+DATA.npz holds `emb_<key>` arrays (n × d), `X_pre` (the pre-integrated embedding), `labels`, `batches` (strings) and,
+per embedding, `idx_<key>` / `dist_<key>` (90 nearest neighbours, self first). With `--pynndescent` the
+Benchmarker computes its own neighbours (its default, what a user times); otherwise it is handed ours, so both
+tables are computed on the same neighbours. Each metric is also timed alone, warm (after one call on the same data).
+"""
+from __future__ import annotations
+import argparse, json, logging, os, sys, threading, time, warnings
+
+import numpy as np
+import pandas as pd
+
+warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)
+
+
+def _rss() -> int:
+    with open('/proc/self/statm') as f: return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
+
+
+def measure(fn):
+    "(result, seconds, peak RSS growth in MB) of fn()."
+    base, peak, stop = _rss(), [0], threading.Event()
+    def watch():
+        while not stop.is_set(): peak[0] = max(peak[0], _rss() - base); time.sleep(0.02)
+    t = threading.Thread(target=watch, daemon=True); t.start()
+    t0 = time.perf_counter()
+    try: res = fn()
+    finally: stop.set(); t.join()
+    return res, time.perf_counter() - t0, max(peak[0], _rss() - base) / 2**20
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser()
+    p.add_argument('data'); p.add_argument('out')
+    p.add_argument('--pynndescent', action='store_true', help="let the Benchmarker compute its own neighbours")
+    p.add_argument('--per-metric', action='store_true', help="also time every metric alone, warm")
+    a = p.parse_args(argv)
+    import anndata as ad
+    import scib_metrics
+    from scib_metrics.benchmark import Benchmarker
+    from scib_metrics.nearest_neighbors import NeighborsResults
+    z = np.load(a.data, allow_pickle=False)
+    keys = [k[4:] for k in z.files if k.startswith('emb_')]
+    labels, batches = z['labels'].astype(str), z['batches'].astype(str)
+    n = len(labels)
+    adata = ad.AnnData(obs=pd.DataFrame({'labels': labels, 'batch': batches}, index=np.arange(n).astype(str)))
+    for k in keys: adata.obsm[k] = z[f'emb_{k}']
+    adata.obsm['X_pre'] = z['X_pre']
+    nbrs = {k: NeighborsResults(indices=z[f'idx_{k}'], distances=z[f'dist_{k}']) for k in keys if f'idx_{k}' in z.files}
+    by_shape = {}
+    def computer(X, k):
+        for key in keys:
+            if X.shape == adata.obsm[key].shape and np.array_equal(X, adata.obsm[key]): return nbrs[key].subset_neighbors(k)
+        raise RuntimeError("no neighbours stored for this embedding")
+    def bench():
+        bm = Benchmarker(adata, batch_key='batch', label_key='labels', embedding_obsm_keys=keys,
+                         pre_integrated_embedding_obsm_key='X_pre', n_jobs=-1, progress_bar=False)
+        bm.prepare(neighbor_computer=None if a.pynndescent else computer); bm.benchmark()
+        return bm
+    bm, secs, mb = measure(bench)
+    res = bm.get_results(min_max_scale=False)
+    table = res.drop('Metric Type').astype(float)
+    out = {'version': scib_metrics.__version__, 'n': n, 'benchmarker_s': secs, 'benchmarker_peak_mb': mb,
+           'neighbours': 'pynndescent' if a.pynndescent else 'given',
+           'table': {e: {c: float(v) for c, v in r.items()} for e, r in table.iterrows()},
+           'table_minmax': {e: {c: float(v) for c, v in r.items()}
+                            for e, r in bm.get_results(min_max_scale=True).drop('Metric Type').astype(float).iterrows()},
+           'metric_type': {c: str(v) for c, v in res.loc['Metric Type'].items()}}
+    if a.per_metric:
+        k = keys[0]; X = adata.obsm[k]; nb = nbrs[k]
+        calls = {'Isolated labels': lambda: scib_metrics.isolated_labels(X, labels, batches),
+                 'KMeans NMI/ARI': lambda: scib_metrics.nmi_ari_cluster_labels_kmeans(X, labels),
+                 'Silhouette label': lambda: scib_metrics.silhouette_label(X, labels),
+                 'cLISI': lambda: scib_metrics.clisi_knn(nb.subset_neighbors(90), labels),
+                 'BRAS': lambda: scib_metrics.bras(X, labels, batches),
+                 'iLISI': lambda: scib_metrics.ilisi_knn(nb.subset_neighbors(90), batches),
+                 'KBET': lambda: scib_metrics.kbet_per_label(nb.subset_neighbors(50), batches, labels),
+                 'Graph connectivity': lambda: scib_metrics.graph_connectivity(nb.subset_neighbors(15), labels),
+                 'PCR comparison': lambda: scib_metrics.pcr_comparison(adata.obsm['X_pre'], X, batches, categorical=True)}
+        out['per_metric_s'] = {}
+        for name, f in calls.items():
+            f()                                   # warm: JIT compiled, caches filled
+            _, s, m = measure(f); out['per_metric_s'][name] = s
+    with open(a.out, 'w') as f: json.dump(out, f, indent=1)
+
+
+if __name__ == '__main__':
+    sys.exit(main())
