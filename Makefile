@@ -23,6 +23,9 @@ $(STAMP): settings.ini setup.py
 
 install: $(STAMP)  ## create .venv with benchnb[all] and register the `benchnb` Jupyter kernel (idempotent)
 
+lab: install  ## open JupyterLab on nbs/ with the `benchnb` kernel (Run All works on a CPU-only, offline machine)
+	$(BIN)/jupyter lab --ServerApp.root_dir=nbs --MappingKernelManager.default_kernel_name=benchnb $$([ "$$(id -u)" = 0 ] && echo --allow-root)
+
 chromium:  ## make sure headless Chromium is available for the docs test (Debian package)
 	@bash tools/ensure_chromium.sh
 
@@ -51,4 +54,4 @@ nbs: install  ## re-execute the notebooks so the outputs shown in the docs are f
 clean:  ## remove build products (keeps .venv)
 	rm -rf _proc _docs _site mkdocs.yml build dist *.egg-info reports/out
 
-.PHONY: help install chromium test demo docs readme export nbs clean
+.PHONY: help install lab chromium test demo docs readme export nbs clean

@@ -19,7 +19,7 @@ lic = licenses[cfg['license']]
 
 def reqs(key): return cfg.get(key, '').split()
 
-families = ['translator', 'cells', 'plism', 'gpu', 'reports', 'docs', 'sweeps', 'cluster', 'dev']
+families = ['translator', 'cells', 'plism', 'gpu', 'reports', 'lab', 'docs', 'sweeps', 'cluster', 'dev']
 extras = {name: reqs(f'{name}_requirements') for name in families}
 extras['all'] = sorted({r for name in families for r in extras[name]})
 

@@ -26,12 +26,13 @@ def _report(name: Optional[str] = typer.Argument(None, help="Registered report n
             param: List[str] = typer.Option([], '--param', '-p', help="Notebook parameter key=value (value read as JSON if it parses)."),
             out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the executed .ipynb and .html."),
             list_: bool = typer.Option(False, '--list', help="List the registered reports and exit."),
-            no_html: bool = typer.Option(False, '--no-html', help="Skip the HTML export.")):
+            no_html: bool = typer.Option(False, '--no-html', help="Skip the HTML export."),
+            show_code: bool = typer.Option(False, '--show-code', help="Keep the code cells in the HTML (hidden by default).")):
     "Run a report notebook with papermill and export it to HTML."
     if list_ or name is None:
         for n in reports.names(): typer.echo(f"{n}\t{reports[n].family}\t{reports[n].description}")
         return
-    res = run_report(name, parse_parameters(param), out, html=not no_html)
+    res = run_report(name, parse_parameters(param), out, html=not no_html, show_code=show_code)
     typer.echo(f"{res.notebook}\n{res.html or ''}".strip())
 
 def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the reports and index.html."),

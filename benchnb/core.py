@@ -17,7 +17,7 @@ from tqdm import tqdm
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'BenchnbError',
            'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry', 'get_logger',
            'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
-           'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions']
+           'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #648a54e1
 class BenchnbError(Exception):
@@ -221,3 +221,13 @@ def package_versions(names: Iterable[str]=('benchnb', 'numpy', 'pandas')) -> dic
         try: out[n] = metadata.version(n)
         except metadata.PackageNotFoundError: out[n] = None
     return out
+
+# %% ../nbs/00_core.ipynb #f260467d
+def gpu_available(what: str='this cell') -> bool:
+    "True if torch sees a CUDA GPU; otherwise print that `what` is skipped and return False."
+    try:
+        import torch
+        ok = torch.cuda.is_available()
+    except ImportError: ok = False
+    if not ok: print(f"skipped {what}: no CUDA GPU here")
+    return ok

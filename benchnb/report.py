@@ -4,7 +4,7 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import html, json, os, tempfile, time
+import difflib, html, json, os, re, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
@@ -14,8 +14,9 @@ from .runs import write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
-__all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters', 'report_kernel', 'notebook_to_html',
-           'ReportError', 'ReportOutput', 'run_report', 'write_index', 'run_demo']
+__all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters', 'report_parameters', 'check_parameters',
+           'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
+           'run_report', 'small_sample_note', 'write_index', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #1375e364
 reports = Registry('report')
@@ -54,20 +55,105 @@ def parse_parameters(pairs: Iterable[str]) -> dict[str, Any]:
         except json.JSONDecodeError: out[key.strip()] = raw
     return out
 
+# %% ../nbs/01_report.ipynb #8cae93de
+def report_parameters(name: str) -> dict[str, dict]:
+    "The parameters report `name` declares: name → {'default': source text, 'help': its comment}."
+    import papermill as pm
+    found = pm.inspect_notebook(str(reports[name].path))
+    return {k: {'default': v['default'], 'help': v['help']} for k, v in found.items()}
+
+# %% ../nbs/01_report.ipynb #32372c15
+def check_parameters(name: str, parameters: dict) -> None:
+    "Raise `ConfigError` naming the first parameter report `name` does not declare, and the ones it does."
+    known = report_parameters(name)
+    for key in parameters:
+        if key in known: continue
+        close = difflib.get_close_matches(key, known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ''
+        valid = ', '.join(k for k in known if k != 'output_dir')
+        raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}", field='-p', value=key)
+
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:
     "The kernel reports run on: `benchnb` if registered, else `python3`."
     from jupyter_client.kernelspec import KernelSpecManager
     return 'benchnb' if 'benchnb' in KernelSpecManager().find_kernel_specs() else 'python3'
 
-# %% ../nbs/01_report.ipynb #7a8e120e
-def notebook_to_html(ipynb: str|os.PathLike, html_path: str|os.PathLike|None=None) -> Path:
-    "Export an executed notebook to a self-contained HTML file beside it (or at `html_path`)."
+# %% ../nbs/01_report.ipynb #7ddae405
+def _ipc_kernel_manager():
+    "A jupyter_client kernel manager class whose kernels talk over IPC sockets in Jupyter's runtime folder."
+    import uuid
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.paths import jupyter_runtime_dir
+    from traitlets import CaselessStrEnum, default
+    class IpcKernelManager(AsyncKernelManager):
+        transport = CaselessStrEnum(['tcp', 'ipc'], default_value='ipc', config=True)
+        @default('ip')
+        def _ip_default(self):    # absolute: the kernel runs in the report's folder, the client wherever it was started
+            Path(jupyter_runtime_dir()).mkdir(parents=True, exist_ok=True)
+            return str(Path(jupyter_runtime_dir())/f"benchnb-kernel-{uuid.uuid4().hex[:12]}-ipc")
+    return IpcKernelManager
+
+# %% ../nbs/01_report.ipynb #2471649b
+_PY_WARNING = re.compile(r'^(?P<file>\S.*?):\d+: (?P<kind>\w*Warning): (?P<msg>.*)$')
+_PROGRESS = re.compile(r'\d+%\||\d+it \[|[\d.?]+(it/s|s/it)\]')
+
+def clean_stderr(text: str) -> str:
+    "A report cell's stderr as a reader should see it: benchnb's warnings and log lines, no progress bars."
+    keep, echo = [], False
+    for line in re.split(r'[\r\n]+', text):
+        m = _PY_WARNING.match(line)
+        if m and 'benchnb' in m['file']: keep.append(f"{m['kind']}: {m['msg']}")
+        skip = bool(m) or (echo and line.startswith(' ')) or not line.strip() or bool(_PROGRESS.search(line))
+        echo = bool(m)     # Python prints the warning's source line under it
+        if not skip: keep.append(line)
+    return ''.join(l + '\n' for l in keep)
+
+# %% ../nbs/01_report.ipynb #aa5563df
+def _parameters_cell(nb) -> Any:
+    "One markdown cell: a folded table of the parameters the report ran with (defaults marked)."
     import nbformat
+    from papermill.translators import PythonTranslator
+    cell = next((c for c in nb.cells if 'parameters' in c.metadata.get('tags', [])), None)
+    given = nb.metadata.get('papermill', {}).get('parameters', {})
+    declared = {p.name: p for p in (PythonTranslator.inspect(cell) if cell else [])}
+    rows = []
+    for name in [*declared, *(k for k in given if k not in declared)]:
+        if name == 'output_dir': continue
+        value = html.escape(repr(given[name]) if name in given else f"{declared[name].default} (default)")
+        help_ = html.escape(declared[name].help if name in declared else '')
+        rows.append(f"<tr><td><code>{name}</code></td><td><code>{value}</code></td><td>{help_}</td></tr>")
+    return nbformat.v4.new_markdown_cell(f"<details><summary>Parameters</summary><table>{''.join(rows)}</table></details>")
+
+# %% ../nbs/01_report.ipynb #28f9f539
+def tidy_report(nb) -> Any:
+    "The executed report notebook `nb` as a reader sees it: one parameters table, stderr cleaned (in place)."
+    cells, table = [], None
+    for c in nb.cells:
+        tags = c.metadata.get('tags', [])
+        if {'parameters', 'injected-parameters'} & set(tags):
+            if table is None: table = _parameters_cell(nb); cells.append(table)
+            continue
+        for o in c.get('outputs', []):
+            if o.get('name') == 'stderr': o['text'] = clean_stderr(o['text'])
+        if c.cell_type == 'code': c.outputs = [o for o in c.outputs if o.get('name') != 'stderr' or o['text']]
+        cells.append(c)
+    nb.cells = cells
+    return nb
+
+# %% ../nbs/01_report.ipynb #7a8e120e
+_OFFLINE = """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock -%}
+{%- block html_head_js_mathjax -%}{%- endblock -%}"""
+
+def notebook_to_html(ipynb: str|os.PathLike, html_path: str|os.PathLike|None=None, show_code: bool=False) -> Path:
+    "Export an executed report to one self-contained, offline HTML file beside it (or at `html_path`)."
+    import jinja2, nbformat
     from nbconvert import HTMLExporter
-    from traitlets.config import Config
-    c = Config(); c.TagRemovePreprocessor.remove_input_tags = {'remove_input'}; c.TagRemovePreprocessor.enabled = True
-    body, _ = HTMLExporter(config=c).from_notebook_node(nbformat.read(ipynb, as_version=4))
+    ex = HTMLExporter(extra_loaders=[jinja2.DictLoader({'benchnb_report.html.j2': _OFFLINE})],
+                      template_file='benchnb_report.html.j2', exclude_input=not show_code,
+                      exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = ex.from_notebook_node(tidy_report(nbformat.read(ipynb, as_version=4)))
     return write_text(html_path or Path(ipynb).with_suffix('.html'), body)
 
 # %% ../nbs/01_report.ipynb #49c99c6e
@@ -86,10 +172,11 @@ class ReportOutput:
 
 # %% ../nbs/01_report.ipynb #fc8e5a34
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
-               timeout: int|None=None) -> ReportOutput:
+               timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
     import papermill as pm
     info, out_dir = reports[name], Path(out_dir).resolve()
+    check_parameters(name, parameters or {})
     files = out_dir/f"{name}_files"; files.mkdir(parents=True, exist_ok=True)
     dest, t0 = out_dir/f"{name}.ipynb", time.time()
     params = {'output_dir': str(files), **(parameters or {})}
@@ -98,15 +185,24 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
     try:
         with modified_env(BENCHNB_PROGRESS='0'):   # a report is a document: no progress bars in its outputs
             pm.execute_notebook(str(info.path), tmp, parameters=params, kernel_name=report_kernel(), language='python',
-                                cwd=str(files), progress_bar=False, execution_timeout=timeout)
+                                cwd=str(files), progress_bar=False, execution_timeout=timeout,
+                                kernel_manager_class=_ipc_kernel_manager())
         error = None
     except pm.PapermillExecutionError as e: error = f"cell {e.exec_count}: {e.ename}: {e.evalue}"
     finally:
         if Path(tmp).exists(): os.replace(tmp, dest)
-    page = notebook_to_html(dest) if html and dest.exists() else None
+    page = notebook_to_html(dest, show_code=show_code) if html and dest.exists() else None
     out = ReportOutput(name, dest, page, time.time() - t0, 'failed' if error else 'ok', error)
     if error: raise ReportError(f"report failed at {error} (partial notebook kept)", file=dest)
     return out
+
+# %% ../nbs/01_report.ipynb #eddf3021
+def small_sample_note(n: int, unit: str, minimum: int=30) -> str:
+    "A Markdown note for a report summary when `n` `unit` are too few to rank models on; '' otherwise."
+    if n >= minimum: return ''
+    return (f"> **Too small to rank:** {n} {unit} (fewer than {minimum}). The confidence intervals are wide and a "
+            "difference between models here is not evidence that one is better: read this run as a check that the "
+            "pipeline works.")
 
 # %% ../nbs/01_report.ipynb #c27ad76a
 def write_index(outputs: list[ReportOutput], out_dir: str|os.PathLike) -> Path:

@@ -6,6 +6,7 @@ import pytest
 pytest.importorskip('scanpy'); pytest.importorskip('papermill')
 
 from benchnb.core import load_plugins
+from report_html import check_report_html
 from benchnb.report import run_report
 
 
@@ -14,6 +15,7 @@ def test_cells_report_tiny(tmp_path):
     params = {'n_cells': 300, 'tasks': ['clustering', 'embedding', 'batch_integration'], 'extras': False,
               'seeds': [1, 2], 'perturbation': True}
     out = run_report('cells', params, tmp_path, timeout=600)
+    check_report_html(out.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
     assert out.status == 'ok' and out.html.exists()
     files = tmp_path / 'cells_files'
     rows = json.loads((files / 'metrics.json').read_text())

@@ -1,5 +1,5 @@
 "Build the docs site offline and check, in headless Chromium, that pages render."
-import functools, http.server, shutil, subprocess, sys, threading
+import functools, html, http.server, json, re, shutil, subprocess, sys, threading
 from pathlib import Path
 import pytest
 
@@ -13,7 +13,10 @@ def chromium() -> str:
 
 @pytest.fixture(scope='module')
 def site(tmp_path_factory):
-    site_dir = build_docs.build(tmp_path_factory.mktemp('site'))
+    from benchnb.report import run_report
+    demo = tmp_path_factory.mktemp('demo')
+    run_report('core', {'n_values': 20}, demo)                           # one demo report to link (5 s)
+    site_dir = build_docs.build(tmp_path_factory.mktemp('site'), demo_dir=demo)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
@@ -64,3 +67,92 @@ def test_api_docs_and_hidden_cells(site):
     assert '<img' in page                                               # plots are rendered as images
     img = page.split('<img', 1)[1].split('src="', 1)[1].split('"', 1)[0]
     assert (site_dir/img).stat().st_size > 1000
+
+
+def pages(site_dir: Path) -> dict[str, str]:
+    "name → HTML of every content page (the search index and 404 page aside)."
+    return {p.name: p.read_text(encoding='utf-8') for p in site_dir.glob('*.html') if p.name != '404.html'}
+
+def article(page: str) -> str:
+    "The visible text of a page's article (navigation and scripts aside)."
+    body = page.split('<article', 1)[-1].split('</article>', 1)[0]
+    text = html.unescape(re.sub(r'<[^>]+>', ' ', re.sub(r'<(script|style)\b.*?</\1>', ' ', body, flags=re.S)))
+    return re.sub(r'[ \t]+', ' ', text)
+
+def links(page: str) -> list[str]:
+    "The href/src of every element of `page` (parsed, so a quoted `href=` inside code is not a link)."
+    from html.parser import HTMLParser
+    found = []
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs): found.extend(v for k, v in attrs if k in ('href', 'src') and v)
+    P().feed(page)
+    return found
+
+def test_no_raw_markup(site):
+    site_dir, _ = site
+    for name, page in pages(site_dir).items():
+        text = article(page)
+        for raw in ['{target=', 'target="_blank"', '{.', ':::']:
+            assert raw not in text, f"{name}: raw markup {raw!r} shown as text"
+        assert not re.search(r'(?m)^\s*#\|\s*(export|hide|default_exp|eval|echo|output)\b', text), f"{name}: nbdev directive shown"
+
+def test_no_show_doc_leaks(site):
+    site_dir, _ = site
+    for name, page in pages(site_dir).items():
+        assert 'showdoc.py#L' not in page, f"{name}: links nbdev's own show_doc source"
+        assert not re.search(r'<h\d[^>]*>\s*show_doc\b', page), f"{name}: renders nbdev's show_doc docstring"
+    ev = pages(site_dir)['13_translator.evaluate.html']
+    assert re.search(r'<h3[^>]*>\s*Evaluation\.curves', ev)                    # patched methods under their class
+
+def test_summaries_whole_and_titles_readable(site):
+    site_dir, _ = site
+    root = Path(build_docs.ROOT)
+    for nb in (root/'nbs').glob('*.ipynb'):
+        page = pages(site_dir)['index.html' if nb.stem == 'index' else f'{nb.stem}.html']
+        title = re.search(r'<h1[^>]*>(.*?)<', page, re.S)[1].strip()
+        assert not title.endswith('.plugin'), f"{nb.name}: page titled {title!r}"
+        cells = json.loads(nb.read_text(encoding='utf-8'))['cells']
+        head = next((''.join(c['source']) for c in cells if c['cell_type'] == 'markdown' and ''.join(c['source']).startswith('# ')), '')
+        quote = ' '.join(l.lstrip('>').strip() for l in head.splitlines()[1:] if l.startswith('>'))
+        if not quote: continue
+        shown = re.search(r'<blockquote>(.*?)</blockquote>', page, re.S)
+        assert shown, f"{nb.name}: no summary"
+        text = re.sub(r'\s+', ' ', html.unescape(re.sub(r'<[^>]+>', '', shown[1]))).strip()
+        plain = re.sub(r'[`*]', '', re.sub(r'\[([^\]]*)\]\([^)]*\)', r'\1', quote))      # as rendered: no link targets
+        assert text.rstrip('.)').endswith(plain.rstrip('.)')[-25:]), f"{nb.name}: summary cut: {text!r}"
+
+def test_links_resolve(site):
+    "Every link inside the site points at a file the build wrote; none at the unpublished nbdev URLs."
+    site_dir, _ = site
+    for name, page in pages(site_dir).items():
+        assert not any('benchnb.github.io/benchnb/' in l for l in links(page)), f"{name}: links the unpublished site"
+        for href in links(page):
+            if re.match(r'^(https?:|mailto:|#|data:)', href): continue
+            target = (site_dir/name).parent/href.split('#')[0].split('?')[0]
+            assert target.exists(), f"{name}: dead link {href}"
+
+def test_cli_reference_has_every_command(site):
+    import typer
+    from benchnb.cli import build_app
+    site_dir, _ = site
+    ref = article(pages(site_dir)['cli-reference.html'])
+    def names(cmd, path):
+        yield ' '.join(path)
+        ctx = cmd.context_class(cmd, info_name=path[-1])
+        for n in (cmd.list_commands(ctx) if hasattr(cmd, 'list_commands') else []): yield from names(cmd.get_command(ctx, n), path + [n])
+    cmds = list(names(typer.main.get_command(build_app()), ['benchnb']))
+    assert len(cmds) > 15
+    for c in cmds: assert f'Usage: {c} ' in ref, f"{c} missing from the CLI reference"
+
+def test_howtos_and_demo_reports_linked(site):
+    site_dir, _ = site
+    for fam in ['translator', 'cells', 'plism']:
+        text = article(pages(site_dir)[f'howto-{fam}.html'])
+        assert f'benchnb report {fam}' in text and 'Run it on your model' in text
+    rep = pages(site_dir)['reports.html']
+    assert 'href="reports/core.html"' in rep and (site_dir/'reports'/'core.html').exists()
+    for name in ['core', 'translator', 'cells', 'plism']: assert f'benchnb report {name}' in article(rep)
+
+def test_cells_pages_show_a_plot(site):
+    site_dir, _ = site
+    assert any('<img' in p for n, p in pages(site_dir).items() if n.startswith('2') and 'cells' in n)

@@ -7,6 +7,7 @@ import pytest
 
 pytest.importorskip('papermill'); pytest.importorskip('timm'); pytest.importorskip('h5py')
 from benchnb.core import load_plugins
+from report_html import check_report_html
 from benchnb.report import reports, run_report
 
 
@@ -16,6 +17,7 @@ def test_plism_report_runs(tmp_path):
     params = {'extractor': 'vit_micro_random', 'demo_stainings': ['GMH', 'KR'], 'demo_scanners': ['S60', 'AT2'],
               'demo_grid': [4, 3], 'demo_tile_size': 64, 'top_k': [1, 3, 10]}
     res = run_report('plism', params, tmp_path, html=True)
+    check_report_html(res.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
     assert res.status == 'ok' and res.html.exists()
     files = tmp_path/'plism_files'
     out = files/'metrics'/'12_tiles'/'vit_micro_random'

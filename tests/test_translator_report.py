@@ -5,6 +5,7 @@ from pathlib import Path
 import pandas as pd
 
 from benchnb.core import load_plugins
+from report_html import check_report_html
 from benchnb.report import reports, run_report
 
 def test_translator_report(tmp_path):
@@ -12,6 +13,7 @@ def test_translator_report(tmp_path):
     assert reports['translator'].family == 'translator'
     params = {'benchmarks': ['DrugCentral_subset'], 'targets': ['reference', 'reference-shuffled'], 'k': 5, 'latency': 0.01}
     res = run_report('translator', params, tmp_path)
+    check_report_html(res.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
     assert res.status == 'ok' and res.html.exists()
     files = tmp_path/'translator_files'
     summary = pd.read_csv(files/'summary.csv')
