@@ -11,7 +11,7 @@ Benchmarker computes its own neighbours (its default, what a user times); otherw
 tables are computed on the same neighbours. Each metric is also timed alone, warm (after one call on the same data).
 """
 from __future__ import annotations
-import argparse, json, logging, os, sys, threading, time, warnings
+import argparse, json, logging, sys, warnings
 
 import numpy as np
 import pandas as pd
@@ -19,20 +19,7 @@ import pandas as pd
 warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)
 
 
-def _rss() -> int:
-    with open('/proc/self/statm') as f: return int(f.read().split()[1]) * os.sysconf('SC_PAGE_SIZE')
-
-
-def measure(fn):
-    "(result, seconds, peak RSS growth in MB) of fn()."
-    base, peak, stop = _rss(), [0], threading.Event()
-    def watch():
-        while not stop.is_set(): peak[0] = max(peak[0], _rss() - base); time.sleep(0.02)
-    t = threading.Thread(target=watch, daemon=True); t.start()
-    t0 = time.perf_counter()
-    try: res = fn()
-    finally: stop.set(); t.join()
-    return res, time.perf_counter() - t0, max(peak[0], _rss() - base) / 2**20
+from czbenchmarks_runner import measure   # (result, seconds, peak RSS growth in MB); one copy for both runners
 
 
 def main(argv=None):

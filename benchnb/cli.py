@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import os, signal, sys, threading, traceback
+import os, signal, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 

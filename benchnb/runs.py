@@ -132,7 +132,7 @@ class Ledger:
 
     def record(self, unit: str, status: str, **info) -> dict:
         "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
-        if status not in ('ok', 'failed'): raise RunError(f"ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
+        if status not in ('ok', 'failed'): raise RunError("ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
         rec = {'unit': unit, 'status': status, 'time': now_iso(), **info}
         line = json.dumps(rec, default=_json_default) + '\n'
         with self._lock, open(self.path, 'a+b') as f:

@@ -14,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from ..core import DataError, get_logger
-from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi, clisi, ilisi_clisi,
+from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
     graph_connectivity, isolated_labels, label_distance_sums, silhouette_from_sums, umap_connectivities, register_metric)
 
 # %% auto #0

@@ -17,7 +17,7 @@ from fastcore.basics import patch
 from ..core import DataError, Registry, get_logger, seed_everything
 from ..results import MetricResult, aggregate_results
 from benchnb.cells.metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method, metric_result, compute_metric,
-    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi, clisi, ilisi_clisi, kbet, graph_connectivity, isolated_labels,
+    silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi_clisi, kbet, graph_connectivity, isolated_labels,
     silhouette_samples)
 from .scib import bras, kbet_per_label, kmeans_nmi_ari, scib_neighbor_sizes
 

@@ -11,7 +11,6 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-import benchnb
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, RunDir, atomic_write, write_json

@@ -12,7 +12,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 
-from ..core import DataError, RunError, get_logger
+from ..core import DataError, RunError
 
 # %% auto #0
 __all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB']

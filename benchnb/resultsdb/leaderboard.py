@@ -4,7 +4,6 @@
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #84e26336
 from __future__ import annotations
-import os
 from typing import Sequence
 
 import numpy as np

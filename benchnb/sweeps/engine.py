@@ -4,14 +4,14 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import dataclasses, datetime, logging, os, sys, time, traceback, uuid
+import dataclasses, datetime, logging, os, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
 import dask
-from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, progress
+from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, progress
 from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 

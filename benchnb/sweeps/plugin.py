@@ -4,7 +4,6 @@
 
 # %% ../../nbs/49_sweeps.cli.ipynb #957a2370
 from __future__ import annotations
-import sys
 from pathlib import Path
 from typing import List, Optional
 

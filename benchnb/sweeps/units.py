@@ -6,7 +6,7 @@
 from __future__ import annotations
 import functools, hashlib, json, os, signal, time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 

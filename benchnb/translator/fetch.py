@@ -4,10 +4,10 @@
 
 # %% ../../nbs/12_translator.fetch.ipynb #d813128d
 from __future__ import annotations
-import collections, contextlib, http.server, json, os, random, socket, threading, time, urllib.parse, uuid
-from dataclasses import dataclass, field, asdict, replace
+import collections, contextlib, http.server, json, os, socket, threading, time, urllib.parse, uuid
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import requests
 from fastcore.basics import patch as fastcore_patch
