@@ -146,7 +146,9 @@ def test_big_query_does_not_stall_a_small_one():
     assert r.status_code == 200 and len(r.json()['message']['results']) == 10
     assert t_big > 10 * t_alone, (t_big, t_alone)             # the big query really is big
     print(f"small alone {t_alone:.3f} s, beside the 2M-id query {max(smalls):.3f} s; big query {t_big:.2f} s")
-    assert max(smalls) < 0.25 * t_big, (smalls, t_alone, t_big)
+    # Stalled (the old server): the first small query waits for the big one, ≈ t_big − 0.5 s ≥ 0.75 t_big here.
+    # Off the loop it still shares the GIL with the big parse, so allow up to half (seen: 0.05–0.33 t_big).
+    assert max(smalls) < 0.5 * t_big, (smalls, t_alone, t_big)
 
 
 def _timed(f) -> float:
