@@ -18,21 +18,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from benchnb.plism.data import N_TILES_PER_SLIDE, features_path, official_slide_ids, tile_subset, write_features
+import plism_evaluate      # the same synthetic PLISM features as the evaluate benchmark (this folder)
+
+from benchnb.plism.data import N_TILES_PER_SLIDE, features_path, tile_subset
 from benchnb.plism.evaluate import compute_metrics
 from benchnb.plism.kernel import cross_counts, hard_slides, l2_normalize, make_backend, self_counts, twin_ranks
 
 
-def synthetic_features(root: Path, n_slides: int, n: int = N_TILES_PER_SLIDE, d: int = 768, seed: int = 0) -> list[str]:
+def synthetic_features(root: Path, n_slides: int, n: int = N_TILES_PER_SLIDE) -> list[str]:
     "n_slides PLISM-format features.npy files (extractor 'bench') of n registered tiles (all 16,278 by default)."
-    rng = np.random.default_rng(seed)
-    base = rng.normal(size=(n, d)).astype(np.float32)
-    coords = np.stack([np.full(n, 16), np.arange(n) // 100, np.arange(n) % 100], 1).astype(np.float32)
-    ids = official_slide_ids()[:n_slides]
-    for sid in ids:
-        noise = rng.normal(scale=rng.uniform(0.4, 1.2), size=(n, d)).astype(np.float32)
-        write_features(features_path(root, 'bench', sid), coords, base + rng.normal(scale=.3, size=(1, d)) + noise)
-    return ids
+    return plism_evaluate.synthetic_features(root, n_slides, n)
 
 
 def plain_pair(a: np.ndarray, b: np.ndarray, top_k=(1, 3, 5, 10)) -> dict:
