@@ -59,3 +59,16 @@ def test_plism_cpu_limit_smoke():
                        env={**os.environ, 'BENCHNB_PROGRESS': '0'})
     assert r.returncode == 0, r.stderr[-2000:]
     assert 'top-k values differing: 0 of 12' in r.stdout, r.stdout
+
+
+def test_cells_run_overhead_smoke(tmp_path):
+    "cells_run_overhead.py splits a real `benchnb cells run` into startup/read/tasks/rest that add up to its wall."
+    out = tmp_path / 'overhead.json'
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'cells_run_overhead.py'), '--n', '300', '--repeats', '0',
+                        '--tasks', 'embedding,batch_integration', '--json', str(out)], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    run = json.loads(out.read_text())['runs'][0]
+    assert sorted(run['tasks']) == ['batch_integration/X_model', 'embedding/X_model']
+    parts = run['startup'] + run['read'] + run['task_sum'] + run['rest']
+    assert abs(parts - run['wall']) < 1e-6 and run['startup'] > 0 and run['read'] > 0
+    assert 'overhead (warm, best)' in r.stdout

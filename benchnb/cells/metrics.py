@@ -456,23 +456,123 @@ def isolated_labels(X: Any, labels: Any, batch: Any, rescale: bool=True, iso_thr
     s = (s + 1) / 2 if rescale else s
     return float(np.mean([s[lab == l].mean() for l in iso]))
 
-# %% ../../nbs/20_cells.metrics.ipynb #c4a280c8
+# %% ../../nbs/20_cells.metrics.ipynb #ab7a1c37
+_SMOOTH_K_TOLERANCE = 1e-5
+_MIN_K_DIST_SCALE = 1e-3
+_FLOAT32_MAX = np.finfo(np.float32).max
+_F32 = numba.types.float32
+
+@njit(locals={'psum': _F32, 'lo': _F32, 'mid': _F32, 'hi': _F32}, parallel=True, cache=_CACHE)
+def _smooth_knn_dist(distances, k, n_iter=64, local_connectivity=1.0, bandwidth=1.0):
+    "umap's `smooth_knn_dist`: (σ, ρ) per row of sorted float32 kNN distances; kept whole (see above)."
+    target = np.log2(k) * bandwidth
+    rho = np.zeros(distances.shape[0], dtype=np.float32)
+    result = np.zeros(distances.shape[0], dtype=np.float32)
+    mean_distances = np.mean(distances)
+    for i in prange(distances.shape[0]):
+        lo = 0.0
+        hi = _FLOAT32_MAX
+        mid = 1.0
+        ith_distances = distances[i]
+        non_zero_dists = ith_distances[ith_distances > 0.0]
+        if non_zero_dists.shape[0] >= local_connectivity:
+            index = int(np.floor(local_connectivity))
+            interpolation = local_connectivity - index
+            if index > 0:
+                rho[i] = non_zero_dists[index - 1]
+                if interpolation > _SMOOTH_K_TOLERANCE:
+                    rho[i] += interpolation * (
+                        non_zero_dists[index] - non_zero_dists[index - 1]
+                    )
+            else:
+                rho[i] = interpolation * non_zero_dists[0]
+        elif non_zero_dists.shape[0] > 0:
+            rho[i] = np.max(non_zero_dists)
+        for n in range(n_iter):
+            psum = 0.0
+            for j in range(1, distances.shape[1]):
+                d = distances[i, j] - rho[i]
+                if d > 0:
+                    psum += np.exp(-(d / mid))
+                else:
+                    psum += 1.0
+            if np.fabs(psum - target) < _SMOOTH_K_TOLERANCE:
+                break
+            if psum > target:
+                hi = mid
+                mid = (lo + hi) / 2.0
+            else:
+                lo = mid
+                if hi >= _FLOAT32_MAX:
+                    mid *= 2
+                else:
+                    mid = (lo + hi) / 2.0
+        result[i] = mid
+        if rho[i] > 0.0:
+            mean_ith_distances = np.mean(ith_distances)
+            if result[i] < _MIN_K_DIST_SCALE * mean_ith_distances:
+                result[i] = _MIN_K_DIST_SCALE * mean_ith_distances
+        else:
+            if result[i] < _MIN_K_DIST_SCALE * mean_distances:
+                result[i] = _MIN_K_DIST_SCALE * mean_distances
+    return result, rho
+
+
+# %% ../../nbs/20_cells.metrics.ipynb #8328861d
+@njit(locals={'sigmas': _F32[::1], 'rhos': _F32[::1], 'val': _F32}, parallel=True, cache=_CACHE)
+def _membership_strengths(knn_indices, knn_dists, sigmas, rhos):
+    "umap's `compute_membership_strengths` (not bipartite): COO rows, cols, values of the directed graph."
+    n_samples, n_neighbors = knn_indices.shape
+    rows = np.zeros(knn_indices.size, dtype=np.int32)
+    cols = np.zeros(knn_indices.size, dtype=np.int32)
+    vals = np.zeros(knn_indices.size, dtype=np.float32)
+    for i in range(n_samples):
+        for j in range(n_neighbors):
+            if knn_indices[i, j] == -1: continue
+            if knn_indices[i, j] == i: val = 0.0
+            elif knn_dists[i, j] - rhos[i] <= 0.0 or sigmas[i] == 0.0: val = 1.0
+            else: val = np.exp(-((knn_dists[i, j] - rhos[i]) / (sigmas[i])))
+            rows[i * n_neighbors + j] = i
+            cols[i * n_neighbors + j] = knn_indices[i, j]
+            vals[i * n_neighbors + j] = val
+    return rows, cols, vals
+
+# %% ../../nbs/20_cells.metrics.ipynb #7efce1f4
 def umap_connectivities(nbrs: Neighbors) -> sp.csr_matrix:
     "UMAP fuzzy simplicial set of a kNN list (what `scanpy.pp.neighbors` stores as connectivities)."
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore')
-        from umap.umap_ import fuzzy_simplicial_set
-        G, _, _ = fuzzy_simplicial_set(sp.coo_matrix((nbrs.n, 1)), nbrs.k, None, None, knn_indices=nbrs.indices,
-                                       knn_dists=nbrs.distances, set_op_mix_ratio=1.0, local_connectivity=1.0)
+    dists = np.ascontiguousarray(nbrs.distances, dtype=np.float32)
+    sigmas, rhos = _smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0)
+    rows, cols, vals = _membership_strengths(nbrs.indices, dists, sigmas, rhos)
+    W = sp.coo_matrix((vals, (rows, cols)), shape=(nbrs.n, nbrs.n))
+    W.eliminate_zeros()
+    Wt = W.transpose()
+    G = 1.0 * (W + Wt - W.multiply(Wt)) + (1.0 - 1.0) * W.multiply(Wt)
+    G.eliminate_zeros()
     return G.tocsr()
 
+# %% ../../nbs/20_cells.metrics.ipynb #b9f04f81
+class _IgraphRNG:
+    "scanpy's `_RNGIgraph`: igraph's random numbers from `np.random.RandomState(seed)`."
+    def __init__(self, seed: int): self._rng = np.random.RandomState(seed)
+    def getrandbits(self, k: int) -> int: return self._rng.tomaxint() & ((1 << k) - 1)
+    def randint(self, a: int, b: int) -> int: return self._rng.randint(a, b + 1)
+    def __getattr__(self, attr: str): return getattr(self._rng, 'normal' if attr == 'gauss' else attr)
+
+# %% ../../nbs/20_cells.metrics.ipynb #750a3bc5
 def leiden(connectivities: sp.spmatrix, resolution: float=1.0, n_iterations: int=2, seed: int=42) -> np.ndarray:
     "Leiden clusters (scanpy `tl.leiden`, igraph flavour, modularity) of a connectivity graph."
-    import anndata as ad, scanpy as sc
-    a = ad.AnnData(obs=pd.DataFrame(index=np.arange(connectivities.shape[0]).astype(str)))
-    sc.tl.leiden(a, adjacency=sp.csr_matrix(connectivities), flavor='igraph', n_iterations=n_iterations,
-                 random_state=seed, resolution=resolution, directed=False)
-    return a.obs['leiden'].astype(int).to_numpy()
+    import igraph as ig, random
+    A = sp.csr_matrix(connectivities)
+    sources, targets = A.nonzero()
+    g = ig.Graph(directed=False)
+    g.add_vertices(A.shape[0])
+    g.add_edges(list(zip(sources, targets)))
+    g.es['weight'] = np.asarray(A[sources, targets]).ravel()
+    ig.set_random_number_generator(_IgraphRNG(seed))
+    try: part = g.community_leiden(objective_function='modularity', weights='weight', resolution=resolution,
+                                   n_iterations=n_iterations)
+    finally: ig.set_random_number_generator(random)
+    return np.array(part.membership)
 
 # %% ../../nbs/20_cells.metrics.ipynb #36f329f5
 def time_labels(labels: Any, field: str='time_labels') -> np.ndarray:

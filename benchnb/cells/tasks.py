@@ -154,7 +154,7 @@ def run(self: BaseTask, data: CellDataset|list[CellDataset], model_types: Sequen
     for m in self._models(first, model_types):
         for d in (data if isinstance(data, (list, tuple)) else [data]): self.validate(d, m)
         t = time.perf_counter(); self._run_task(data, m); out[m] = self._compute_metrics()
-        log.info("%s on %s: %.1f s", self.name, m, time.perf_counter() - t)
+        log.info("%s on %s: %.2f s", self.name, m, time.perf_counter() - t)
     return out
 
 # %% ../../nbs/21_cells.tasks.ipynb #9125859e
