@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
+from fastcore.basics import patch
 
 from ..core import DataError, get_logger, resource_path
 from ..runs import write_text
@@ -46,54 +47,83 @@ class KGEdge:
 class KnowledgeGraph:
     "Scored edges indexed by subject and object, and the biolink categories of their nodes."
     def __init__(self, edges: Iterable[KGEdge], categories: Mapping[str, Sequence[str]]|None=None):
-        self.edges, self.categories = list(edges), {c: list(v) for c, v in (categories or {}).items()}
+        self.edges = list(edges)
+        self.categories = {c: list(v) for c, v in (categories or {}).items()}
         self.by_subject, self.by_object = collections.defaultdict(list), collections.defaultdict(list)
-        for e in self.edges: self.by_subject[e.subject].append(e); self.by_object[e.object].append(e)
-    def __repr__(self): return f"KnowledgeGraph({len(self.edges)} edges, {len(set(self.by_subject) | set(self.by_object))} nodes)"
+        for e in self.edges:
+            self.by_subject[e.subject].append(e)
+            self.by_object[e.object].append(e)
+
+    def __repr__(self):
+        n_nodes = len(set(self.by_subject) | set(self.by_object))
+        return f"KnowledgeGraph({len(self.edges)} edges, {n_nodes} nodes)"
+
     def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [NAMED_THING]
 
-    @classmethod
-    def from_tsv(cls, path: str|os.PathLike) -> 'KnowledgeGraph':
-        "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, primary_knowledge_source, subject_category, object_category)."
-        path, edges, cats, ids = Path(path), [], {}, set()
-        if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
-        rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
-        missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
-        if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
-        for i, r in enumerate(rows):
-            try: score = float(r.get('score') or 1.0)
-            except ValueError: raise DataError("score is not a number", file=path, field=f"line {i+2}", value=r.get('score')) from None
-            eid = r.get('id') or f"e{i}"
-            if eid in ids: raise DataError("edge id used twice (edge bindings would be ambiguous)", file=path, field=f"line {i+2}", value=eid)
-            ids.add(eid)
-            edges.append(KGEdge(eid, r['subject'], r['predicate'], r['object'], score, r.get('primary_knowledge_source') or 'infores:benchnb'))
-            for end in ('subject', 'object'):
-                if v := (r.get(f"{end}_category") or '').strip(): cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
-        return cls(edges, cats)
+# %% ../../nbs/14_translator.server.ipynb #3839ca68
+def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
+    "The edge of data row `i` of a KG TSV; `ids` are the edge ids read so far (this one is added)."
+    try: score = float(r.get('score') or 1.0)
+    except ValueError:
+        raise DataError("score is not a number", file=path, field=f"line {i+2}", value=r.get('score')) from None
+    eid = r.get('id') or f"e{i}"
+    if eid in ids:
+        why = "edge id used twice (edge bindings would be ambiguous)"
+        raise DataError(why, file=path, field=f"line {i+2}", value=eid)
+    ids.add(eid)
+    source = r.get('primary_knowledge_source') or 'infores:benchnb'
+    return KGEdge(eid, r['subject'], r['predicate'], r['object'], score, source)
 
-    def to_tsv(self, path: str|os.PathLike) -> Path:
-        "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
-        cat = lambda c: '|'.join(self.categories.get(c, ()))
-        lines = ['id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source' + ('\tsubject_category\tobject_category' if self.categories else '')]
-        lines += [f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}" +
-                  (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else '') for e in self.edges]
-        return write_text(path, '\n'.join(lines) + '\n')
+# %% ../../nbs/14_translator.server.ipynb #b061fdd4
+@patch(cls_method=True)
+def from_tsv(cls: KnowledgeGraph, path: str|os.PathLike) -> KnowledgeGraph:
+    "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, source and category columns)."
+    path, edges, cats, ids = Path(path), [], {}, set()
+    if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
+    rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
+    missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
+    if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
+    for i, r in enumerate(rows):
+        edges.append(_tsv_edge(r, i, path, ids))
+        for end in ('subject', 'object'):
+            v = (r.get(f"{end}_category") or '').strip()
+            if v: cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
+    return cls(edges, cats)
+
+# %% ../../nbs/14_translator.server.ipynb #cc33511e
+@patch
+def to_tsv(self: KnowledgeGraph, path: str|os.PathLike) -> Path:
+    "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
+    cat = lambda c: '|'.join(self.categories.get(c, ()))
+    head = 'id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source'
+    if self.categories: head += '\tsubject_category\tobject_category'
+    lines = [head]
+    for e in self.edges:
+        row = f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}"
+        lines.append(row + (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else ''))
+    return write_text(path, '\n'.join(lines) + '\n')
 
 # %% ../../nbs/14_translator.server.ipynb #457644be
 BIOLINK_VERSION = '4.4.6'   # the biolink-model release the categories below were checked against
-BIOLINK_PARENTS = {'SmallMolecule': 'MolecularEntity', 'MolecularEntity': 'ChemicalEntity', 'ChemicalMixture': 'ChemicalEntity',
-                   'MolecularMixture': 'ChemicalMixture', 'Drug': 'MolecularMixture', 'ChemicalEntity': 'NamedThing',
+BIOLINK_PARENTS = {'SmallMolecule': 'MolecularEntity', 'MolecularEntity': 'ChemicalEntity',
+                   'ChemicalMixture': 'ChemicalEntity', 'MolecularMixture': 'ChemicalMixture',
+                   'Drug': 'MolecularMixture', 'ChemicalEntity': 'NamedThing',
                    'Disease': 'DiseaseOrPhenotypicFeature', 'PhenotypicFeature': 'DiseaseOrPhenotypicFeature',
-                   'DiseaseOrPhenotypicFeature': 'BiologicalEntity', 'Gene': 'BiologicalEntity', 'Protein': 'Polypeptide',
-                   'Polypeptide': 'BiologicalEntity', 'BiologicalProcess': 'BiologicalProcessOrActivity',
+                   'DiseaseOrPhenotypicFeature': 'BiologicalEntity', 'Gene': 'BiologicalEntity',
+                   'Protein': 'Polypeptide', 'Polypeptide': 'BiologicalEntity',
+                   'BiologicalProcess': 'BiologicalProcessOrActivity',
                    'BiologicalProcessOrActivity': 'BiologicalEntity', 'BiologicalEntity': 'NamedThing'}
 
+# %% ../../nbs/14_translator.server.ipynb #ef066000
 def category_ancestors(category: str) -> list[str]:
     "`category` and its biolink ancestors (prefixed CURIEs), most specific first."
     out, c = [category], category.removeprefix('biolink:')
-    while c in BIOLINK_PARENTS: c = BIOLINK_PARENTS[c]; out.append(f"biolink:{c}")
+    while c in BIOLINK_PARENTS:
+        c = BIOLINK_PARENTS[c]
+        out.append(f"biolink:{c}")
     return out
 
+# %% ../../nbs/14_translator.server.ipynb #88d9def5
 def categories_match(wanted: Sequence[str]|None, have: Sequence[str]) -> bool:
     "Whether a node of categories `have` may bind to a qnode asking for `wanted` (none or NamedThing: anything)."
     if not wanted or NAMED_THING in wanted: return True
@@ -101,47 +131,73 @@ def categories_match(wanted: Sequence[str]|None, have: Sequence[str]) -> bool:
 
 # %% ../../nbs/14_translator.server.ipynb #9540d445
 def _qedge_predicates(qedge: dict) -> list[str]|None:
+    "The predicates a qedge asks for; None for any (none given, or `related_to`)."
     p = qedge.get('predicates') or ([qedge['predicate']] if qedge.get('predicate') else None)
     return None if not p or RELATED_TO in p else list(p)
 
+# %% ../../nbs/14_translator.server.ipynb #8a3d0073
 def _node_ok(kg: KnowledgeGraph, qnode: dict, curie: str) -> bool:
     "Whether `curie` may bind to `qnode`: its ids, and its categories unless the KG file gives the node none (unknown)."
     cats = kg.categories.get(curie)
-    return (not qnode.get('ids') or curie in qnode['ids']) and (not cats or categories_match(qnode.get('categories'), cats))
+    ids_ok = not qnode.get('ids') or curie in qnode['ids']
+    return ids_ok and (not cats or categories_match(qnode.get('categories'), cats))
 
+# %% ../../nbs/14_translator.server.ipynb #56ef8b2d
+def _candidates(kg: KnowledgeGraph, partial: dict, s: str, o: str, both_ways: bool) -> list[tuple[KGEdge, str, str]]:
+    "KG edges at the bound end of qedge `s` → `o`, as (edge, subject, object); `both_ways` adds them reversed."
+    cands = []
+    if s in partial: cands += [(e, e.subject, e.object) for e in kg.by_subject.get(partial[s], ())]
+    elif o in partial: cands += [(e, e.subject, e.object) for e in kg.by_object.get(partial[o], ())]
+    if both_ways:
+        if s in partial: cands += [(e, e.object, e.subject) for e in kg.by_object.get(partial[s], ())]
+        elif o in partial: cands += [(e, e.object, e.subject) for e in kg.by_subject.get(partial[o], ())]
+    return cands
+
+# %% ../../nbs/14_translator.server.ipynb #12735bdd
 def _expand(kg: KnowledgeGraph, partial: dict, qedge: dict, nodes: dict) -> Iterable[tuple[dict, KGEdge]]:
     "Extensions of `partial` (qnode → CURIE, plus edge list) through `qedge`."
     preds, s, o = _qedge_predicates(qedge), qedge['subject'], qedge['object']
     ok = lambda q, c: c == partial[q] if q in partial else _node_ok(kg, nodes[q], c)
-    cands = []
-    if s in partial: cands += [(e, e.subject, e.object) for e in kg.by_subject.get(partial[s], ())]
-    elif o in partial: cands += [(e, e.subject, e.object) for e in kg.by_object.get(partial[o], ())]
-    if preds is None:                                   # related_to / no predicate: both directions
-        if s in partial: cands += [(e, e.object, e.subject) for e in kg.by_object.get(partial[s], ())]
-        elif o in partial: cands += [(e, e.object, e.subject) for e in kg.by_subject.get(partial[o], ())]
-    for e, subj, obj in cands:
+    for e, subj, obj in _candidates(kg, partial, s, o, both_ways=preds is None):
         if (preds is None or e.predicate in preds) and ok(s, subj) and ok(o, obj):
             yield {**partial, s: subj, o: obj}, e
 
 # %% ../../nbs/14_translator.server.ipynb #14e2f976
+def _start_partials(kg: KnowledgeGraph, start: str, ids: list, qnode: dict, has_edges: bool) -> list[tuple[dict, dict]]:
+    "A partial result per distinct id of the pinned qnode `start` that may bind there (with qedges: ids on an edge)."
+    known = (lambda c: c in kg.by_subject or c in kg.by_object) if has_edges else (lambda c: True)
+    return [({start: c}, {}) for c in dict.fromkeys(ids) if known(c) and _node_ok(kg, qnode, c)]
+
+# %% ../../nbs/14_translator.server.ipynb #e479866d
+def _walk(kg: KnowledgeGraph, edges: dict, nodes: dict, partials: list) -> list[tuple[dict, dict]]:
+    "`partials` extended through every query edge of `edges` (consumed); [] when some edge is never reached."
+    while edges and partials:
+        bound = partials[0][0]
+        eid = next((e for e, qe in edges.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
+        if eid is None: break
+        qe = edges.pop(eid)
+        partials = [(b, {**eb, eid: e}) for nb, eb in partials for b, e in _expand(kg, nb, qe, nodes)]
+    return [] if edges else partials
+
+# %% ../../nbs/14_translator.server.ipynb #846db36a
+def _best_results(partials: list, max_results: int) -> list[tuple[dict, dict, float]]:
+    "One (node bindings, edge bindings, score) per distinct node binding, the best-scoring path, best first."
+    best = {}
+    for nb, eb in partials:
+        key, score = tuple(sorted(nb.items())), float(np.prod([e.score for e in eb.values()]))
+        if key not in best or score > best[key][2]: best[key] = (nb, eb, score)
+    return sorted(best.values(), key=lambda r: -r[2])[:max_results]
+
+# %% ../../nbs/14_translator.server.ipynb #8bd5644d
 def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) -> list[tuple[dict, dict, float]]:
     "All results of `query_graph`: (node bindings, edge bindings, score), best first."
     qnodes, edges = query_graph.get('nodes') or {}, dict(query_graph.get('edges') or {})
     start = next((q for q, n in qnodes.items() if n.get('ids')), None)
-    if start is None: raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
+    if start is None:
+        raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
-    known = (lambda c: c in kg.by_subject or c in kg.by_object) if edges else (lambda c: True)   # an id on no edge answers nothing
-    partials = [({start: c}, {}) for c in dict.fromkeys(qnodes[start]['ids']) if known(c) and _node_ok(kg, nodes[start], c)]
-    while edges:
-        eid = next((e for e, qe in edges.items() if qe.get('subject') in partials[0][0] or qe.get('object') in partials[0][0]), None) if partials else None
-        if eid is None: break
-        qe = edges.pop(eid)
-        partials = [(b, {**eb, eid: e}) for nb, eb in partials for b, e in _expand(kg, nb, qe, nodes)]
-    best = {}
-    for nb, eb in (partials if not edges else []):
-        key, score = tuple(sorted(nb.items())), float(np.prod([e.score for e in eb.values()]))
-        if key not in best or score > best[key][2]: best[key] = (nb, eb, score)
-    return sorted(best.values(), key=lambda r: -r[2])[:max_results]
+    partials = _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))
+    return _best_results(_walk(kg, edges, nodes, partials), max_results)
 
 # %% ../../nbs/14_translator.server.ipynb #ce3c719e
 KNOWLEDGE = {'knowledge_level': 'prediction', 'agent_type': 'computational_model'}   # what a scored demo KG edge is
@@ -153,25 +209,49 @@ def _kg_edge(e: KGEdge, v2: bool) -> dict:
     if v2: return {**edge, **KNOWLEDGE, 'attributes': []}
     return {**edge, 'attributes': [{'attribute_type_id': f"biolink:{k}", 'value': v} for k, v in KNOWLEDGE.items()]}
 
+# %% ../../nbs/14_translator.server.ipynb #0d7c6ee4
 def _log(message: str, level: str='INFO') -> dict:
-    return {'timestamp': datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds'), 'level': level, 'message': message}
+    "A TRAPI log entry, stamped now (UTC)."
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')
+    return {'timestamp': now, 'level': level, 'message': message}
 
-def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5', scored: bool|None=None) -> dict:
+# %% ../../nbs/14_translator.server.ipynb #4793be55
+def _workflow_ops(query: dict) -> list:
+    "The operation ids of a query's workflow ([] without one)."
+    return [op.get('id') for op in query.get('workflow') or [] if isinstance(op, dict)]
+
+# %% ../../nbs/14_translator.server.ipynb #6ba518a3
+def _bind(x: str, v2: bool):
+    "A node or edge binding of `x`: `{'ids': [x]}` in TRAPI 2.0, `[{'id': x, 'attributes': []}]` in 1.5."
+    return {'ids': [x]} if v2 else [{'id': x, 'attributes': []}]
+
+# %% ../../nbs/14_translator.server.ipynb #1f05ae86
+def _knode(kg: KnowledgeGraph, c: str) -> dict:
+    "The knowledge-graph node of CURIE `c` (named by its CURIE)."
+    return {'name': c, 'categories': kg.node_categories(c), 'attributes': []}
+
+# %% ../../nbs/14_translator.server.ipynb #b82351ab
+def _result(nb: dict, eb: dict, score: float, v2: bool, scored: bool) -> dict:
+    "One TRAPI result: its node bindings and one analysis with its edge bindings (and score, when `scored`)."
+    analysis = {'resource_id': 'infores:benchnb', 'edge_bindings': {q: _bind(e.id, v2) for q, e in eb.items()}}
+    if scored: analysis['score'] = round(score, 6)
+    return {'node_bindings': {q: _bind(c, v2) for q, c in nb.items()}, 'analyses': [analysis]}
+
+# %% ../../nbs/14_translator.server.ipynb #21eabc5a
+def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
+                   scored: bool|None=None) -> dict:
     "A TRAPI Response to `query` (a TRAPI Query dict); 2.0 shapes (`{ids}` bindings, edge properties, logs) when asked."
     qg, v2 = (query.get('message') or {}).get('query_graph') or {}, trapi_version.startswith('2')
-    ops = [op.get('id') for op in query.get('workflow') or [] if isinstance(op, dict)]
+    ops = _workflow_ops(query)
     scored = ('score' in ops or not ops) if scored is None else scored
     results, knodes, kedges = [], {}, {}
     for nb, eb, score in answer_query(kg, qg, max_results):
-        nodes = {q: {'ids': [c]} if v2 else [{'id': c, 'attributes': []}] for q, c in nb.items()}
-        ebind = {q: {'ids': [e.id]} if v2 else [{'id': e.id, 'attributes': []}] for q, e in eb.items()}
-        analysis = {'resource_id': 'infores:benchnb', 'edge_bindings': ebind}
-        if scored: analysis['score'] = round(score, 6)
-        results.append({'node_bindings': nodes, 'analyses': [analysis]})
-        for c in nb.values(): knodes.setdefault(c, {'name': c, 'categories': kg.node_categories(c), 'attributes': []})
+        results.append(_result(nb, eb, score, v2, scored))
+        for c in nb.values(): knodes.setdefault(c, _knode(kg, c))
         for e in eb.values(): kedges[e.id] = _kg_edge(e, v2)
-    return {'message': {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'results': results},
-            'status': 'Success', 'description': f"{len(results)} results", 'logs': [_log(f"{len(results)} results")] if v2 else [],
+    msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'results': results}
+    said = f"{len(results)} results"
+    return {'message': msg, 'status': 'Success', 'description': said, 'logs': [_log(said)] if v2 else [],
             'schema_version': trapi_version, 'biolink_version': BIOLINK_VERSION}
 
 # %% ../../nbs/14_translator.server.ipynb #f9537f08
@@ -182,21 +262,26 @@ class QualifiedEdge(KGEdge):
     "A `KGEdge` with Biolink qualifiers, e.g. `{'biolink:object_direction_qualifier': 'increased'}`."
     qualifiers: dict = field(default_factory=dict)
 
+# %% ../../nbs/14_translator.server.ipynb #2786de7b
 def satisfies(qualifiers: dict, constraints: list|None) -> bool:
     "Whether an edge's `qualifiers` meet a QEdge's `qualifier_constraints` (any set; every qualifier of that set)."
     if not constraints: return True
-    met = lambda s: all(qualifiers.get(q.get('qualifier_type_id')) == q.get('qualifier_value') for q in s.get('qualifier_set') or [])
+    met = lambda s: all(qualifiers.get(q.get('qualifier_type_id')) == q.get('qualifier_value')
+                        for q in s.get('qualifier_set') or [])
     return any(met(s) for s in constraints)
 
 # %% ../../nbs/14_translator.server.ipynb #da4b05cb
 def constrained_kg(kg: KnowledgeGraph, query_graph: dict) -> KnowledgeGraph|None:
     "The edges meeting the query's qualifier constraints, or None when it has none."
     qedges = query_graph.get('edges') or {}
-    cons = [qe['qualifier_constraints'] for qe in qedges.values() if isinstance(qe, dict) and qe.get('qualifier_constraints')]
+    cons = [qe['qualifier_constraints'] for qe in qedges.values()
+            if isinstance(qe, dict) and qe.get('qualifier_constraints')]
     if not cons: return None
-    if len(qedges) > 1: raise DataError("qualifier constraints are answered on one-hop queries only", field='query_graph.edges')
+    if len(qedges) > 1:
+        raise DataError("qualifier constraints are answered on one-hop queries only", field='query_graph.edges')
     return KnowledgeGraph([e for e in kg.edges if satisfies(getattr(e, 'qualifiers', {}), cons[0])], kg.categories)
 
+# %% ../../nbs/14_translator.server.ipynb #a96d28bd
 def with_qualifiers(response: dict, kg: KnowledgeGraph) -> dict:
     "`response` with each knowledge-graph edge's qualifiers (TRAPI `qualifiers` list) from `kg`."
     by_id = {e.id: e for e in kg.edges}
@@ -208,7 +293,8 @@ def with_qualifiers(response: dict, kg: KnowledgeGraph) -> dict:
 # %% ../../nbs/14_translator.server.ipynb #9826261b
 def find_paths(kg: KnowledgeGraph, source: str, target: str, limit: int=500) -> list[list[KGEdge]]:
     "Simple paths `source` → `target` of 1-3 edges (any predicate or direction), best product score first."
-    nbr = lambda n: [(e, e.object) for e in kg.by_subject.get(n, ())] + [(e, e.subject) for e in kg.by_object.get(n, ())]
+    nbr = lambda n: ([(e, e.object) for e in kg.by_subject.get(n, ())]
+                     + [(e, e.subject) for e in kg.by_object.get(n, ())])
     into_target = collections.defaultdict(list)
     for e, n in nbr(target): into_target[n].append(e)
     paths = [[e] for e in into_target.get(source, ())]
@@ -220,28 +306,49 @@ def find_paths(kg: KnowledgeGraph, source: str, target: str, limit: int=500) -> 
 
 # %% ../../nbs/14_translator.server.ipynb #497edc18
 def _kedge(e: KGEdge) -> dict:
+    "A knowledge-graph edge of a pathfinder response."
     return {'subject': e.subject, 'predicate': e.predicate, 'object': e.object, 'attributes': [],
             'sources': [{'resource_id': e.source, 'resource_role': 'primary_knowledge_source'}]}
 
-def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict:
-    "A TRAPI Response to a pathfinder query: one result, one analysis (with `path_bindings`) per path."
-    qg = query['message']['query_graph']
-    if len(qg['paths']) != 1: raise DataError("a pathfinder query has exactly one path", field='query_graph.paths', value=list(qg['paths']))
+# %% ../../nbs/14_translator.server.ipynb #9ce48d25
+def _path_ends(qg: dict) -> tuple[str, dict, list[list[str]]]:
+    "The one path of a pathfinder query graph: its id, the path, and the ids pinned at its subject and object."
+    if len(qg['paths']) != 1:
+        raise DataError("a pathfinder query has exactly one path", field='query_graph.paths', value=list(qg['paths']))
     (pid, qp), = qg['paths'].items()
-    ends = [((qg.get('nodes') or {}).get(qp.get(k)) or {}).get('ids') or [] for k in ('subject', 'object')]
+    qnodes = qg.get('nodes') or {}
+    ends = [(qnodes.get(qp.get(k)) or {}).get('ids') or [] for k in ('subject', 'object')]
     if not all(ends): raise DataError("a pathfinder query pins both ends of its path", field=f"query_graph.paths.{pid}")
-    bind = (lambda x: {'ids': [x]}) if trapi_version.startswith('2') else (lambda x: [{'id': x, 'attributes': []}])
-    paths = [p for s in ends[0] for o in ends[1] for p in find_paths(kg, s, o)][:max_results]
+    return pid, qp, ends
+
+# %% ../../nbs/14_translator.server.ipynb #0143ecf0
+def _path_graphs(kg: KnowledgeGraph, paths: list[list[KGEdge]], pid: str, v2: bool) -> tuple[dict, dict, dict, list]:
+    "For `paths`: the auxiliary graphs, the knowledge-graph edges and nodes, and one analysis per path."
     aux, kedges, knodes, analyses = {}, {}, {}, []
     for i, p in enumerate(paths):
         aux[f"aux{i}"] = {'edges': [e.id for e in p], 'attributes': []}
         for e in p:
             kedges[e.id] = _kedge(e)
-            for c in (e.subject, e.object): knodes.setdefault(c, {'name': c, 'categories': kg.node_categories(c), 'attributes': []})
-        analyses.append({'resource_id': 'infores:benchnb', 'path_bindings': {pid: bind(f"aux{i}")}, 'score': round(float(np.prod([e.score for e in p])), 6)})
-    results = [{'node_bindings': {qp['subject']: bind(ends[0][0]), qp['object']: bind(ends[1][0])}, 'analyses': analyses}] if paths else []
-    msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'auxiliary_graphs': aux, 'results': results}
-    return {'message': msg, 'status': 'Success', 'description': f"{len(paths)} paths", 'logs': [], 'schema_version': trapi_version}
+            for c in (e.subject, e.object): knodes.setdefault(c, _knode(kg, c))
+        score = round(float(np.prod([e.score for e in p])), 6)
+        binding = {pid: _bind(f"aux{i}", v2)}
+        analyses.append({'resource_id': 'infores:benchnb', 'path_bindings': binding, 'score': score})
+    return aux, kedges, knodes, analyses
+
+# %% ../../nbs/14_translator.server.ipynb #6bde2c40
+def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict:
+    "A TRAPI Response to a pathfinder query: one result, one analysis (with `path_bindings`) per path."
+    qg = query['message']['query_graph']
+    pid, qp, ends = _path_ends(qg)
+    v2 = trapi_version.startswith('2')
+    paths = [p for s in ends[0] for o in ends[1] for p in find_paths(kg, s, o)][:max_results]
+    aux, kedges, knodes, analyses = _path_graphs(kg, paths, pid, v2)
+    nodes = {qp['subject']: _bind(ends[0][0], v2), qp['object']: _bind(ends[1][0], v2)}
+    results = [{'node_bindings': nodes, 'analyses': analyses}] if paths else []
+    msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'auxiliary_graphs': aux,
+           'results': results}
+    return {'message': msg, 'status': 'Success', 'description': f"{len(paths)} paths", 'logs': [],
+            'schema_version': trapi_version}
 
 # %% ../../nbs/14_translator.server.ipynb #aa886910
 def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict|None:
@@ -254,6 +361,12 @@ def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi
 # %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
 FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
 
+def _check_fault_kind(kind: str):
+    "Refuse a fault kind the server does not know."
+    if kind not in FAULT_KINDS:
+        raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=kind)
+
+# %% ../../nbs/14_translator.server.ipynb #3714fdff
 @dataclass
 class Faults:
     "What the reference server does wrong, and how slowly."
@@ -269,33 +382,44 @@ class Faults:
     seed: int = 0
     min_timeout: float = 0.0      # TRAPI 2.0: 409 when a query's parameters.timeout is below this
 
-    def __post_init__(self):
-        if self.fail_kind not in FAULT_KINDS: raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=self.fail_kind)
+    def __post_init__(self): _check_fault_kind(self.fail_kind)
 
-    def pick(self, rng: random.Random, nth: int) -> str|None:
-        "The fault for the `nth` (1-based) request of a query, or None."
-        if nth <= self.fail_first: return self.fail_kind
-        for kind, rate in (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate), ('garbage', self.garbage_rate)):
-            if rate and rng.random() < rate: return kind
-        return None
+# %% ../../nbs/14_translator.server.ipynb #a588c02e
+@patch
+def pick(self: Faults, rng: random.Random, nth: int) -> str|None:
+    "The fault for the `nth` (1-based) request of a query, or None."
+    if nth <= self.fail_first: return self.fail_kind
+    rates = (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate),
+             ('garbage', self.garbage_rate))
+    for kind, rate in rates:
+        if rate and rng.random() < rate: return kind
+    return None
 
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
 class BoundedStore(collections.OrderedDict):
     "A dict that keeps at most `cap` entries, none older than `ttl` seconds (insertion time)."
     def __init__(self, cap: int=1000, ttl: float=3600.0, clock: Any=time.monotonic):
-        super().__init__(); self.cap, self.ttl, self.clock, self.born = cap, ttl, clock, {}
+        super().__init__()
+        self.cap, self.ttl, self.clock, self.born = cap, ttl, clock, {}
 
     def __setitem__(self, key, value):
-        super().__setitem__(key, value); self.born[key] = self.clock(); self.prune()
+        super().__setitem__(key, value)
+        self.born[key] = self.clock()
+        self.prune()
 
     def prune(self):
         "Drop expired entries, then the oldest beyond `cap`."
         now = self.clock()
         while self and (len(self) > self.cap or now - self.born[next(iter(self))] > self.ttl):
-            k, _ = self.popitem(last=False); self.born.pop(k, None)
+            k, _ = self.popitem(last=False)
+            self.born.pop(k, None)
 
-    def get(self, key, default=None):
-        self.prune(); return super().get(key, default)
+# %% ../../nbs/14_translator.server.ipynb #91fbad0c
+@patch
+def get(self: BoundedStore, key, default=None):
+    "The entry for `key` (after pruning), or `default`."
+    self.prune()
+    return super(BoundedStore, self).get(key, default)
 
 # %% ../../nbs/14_translator.server.ipynb #fddc0095
 def query_key(body: dict) -> str:
@@ -303,6 +427,7 @@ def query_key(body: dict) -> str:
     qg = (body.get('message') or {}).get('query_graph') or {}
     return hashlib.sha1(json.dumps(qg, sort_keys=True).encode()).hexdigest()[:16]
 
+# %% ../../nbs/14_translator.server.ipynb #dcab8df3
 class ServerState:
     "Everything the reference server knows and counts (job stores and logs bounded)."
     def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
@@ -310,30 +435,41 @@ class ServerState:
                  max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
         self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
-        self.async_callback, self.async_interim = async_callback, async_interim   # POST the response to `callback`; a 'Running' one first
+        self.async_callback, self.async_interim = async_callback, async_interim
         self.callbacks, self.status_polls, self.max_log = [], 0, 1000
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
-        self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # ARS: 4 messages a submit
+        self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # 4 ARS msgs/submit
         self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
 
-    def count(self, body: dict, key: str|None=None) -> str|None:
-        "Count one query request; return the fault to apply (if any)."
-        key = key or query_key(body)
-        with self.lock:
-            self.hits += 1; self.by_query[key] += 1
-            if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
-            fault = self.faults.pick(self.rng, self.by_query[key])
-            if fault: self.faulted[fault] += 1
-            return fault
+# %% ../../nbs/14_translator.server.ipynb #1327f184
+@patch
+def count(self: ServerState, body: dict, key: str|None=None) -> str|None:
+    "Count one query request; return the fault to apply (if any)."
+    key = key or query_key(body)
+    with self.lock:
+        self.hits += 1
+        self.by_query[key] += 1
+        if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
+        fault = self.faults.pick(self.rng, self.by_query[key])
+        if fault: self.faulted[fault] += 1
+        return fault
 
-    def remember(self, log: list, entry: dict):
-        "Append to one of the state's logs, keeping the last `max_log` entries."
-        with self.lock: log.append(entry); del log[:-self.max_log]
+# %% ../../nbs/14_translator.server.ipynb #479dc658
+@patch
+def remember(self: ServerState, log: list, entry: dict):
+    "Append to one of the state's logs, keeping the last `max_log` entries."
+    with self.lock:
+        log.append(entry)
+        del log[:-self.max_log]
 
-    def stats(self) -> dict:
-        return {'hits': self.hits, 'distinct_queries': len(self.by_query), 'max_hits_per_query': max(self.by_query.values(), default=0),
-                'faults': dict(self.faulted), 'by_query': dict(self.by_query), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
+# %% ../../nbs/14_translator.server.ipynb #df05bcbf
+@patch
+def stats(self: ServerState) -> dict:
+    "The request counters: hits, per query, faults applied, and the sizes of the job stores."
+    bq = self.by_query
+    return {'hits': self.hits, 'distinct_queries': len(bq), 'max_hits_per_query': max(bq.values(), default=0),
+            'faults': dict(self.faulted), 'by_query': dict(bq), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
 
 # %% ../../nbs/14_translator.server.ipynb #a6fd4e46
 async def fault_response(state: ServerState, fault: str|None):
@@ -341,7 +477,9 @@ async def fault_response(state: ServerState, fault: str|None):
     f = state.faults
     if f.latency: await asyncio.sleep(f.latency)
     if fault is None: return None
-    if fault == 'timeout': await asyncio.sleep(f.hang); return JSONResponse({'detail': 'too late'}, status_code=504)
+    if fault == 'timeout':
+        await asyncio.sleep(f.hang)
+        return JSONResponse({'detail': 'too late'}, status_code=504)
     if fault == 'garbage': return Response(b'{"message": {"results": [ <html>oops', media_type='application/json')
     headers = {'Retry-After': f"{f.retry_after:g}"} if fault in ('429', '503') else {}
     return JSONResponse({'detail': f"injected fault {fault}"}, status_code=int(fault), headers=headers)
@@ -352,58 +490,79 @@ def trapi_check(state: ServerState, body: dict) -> JSONResponse|None:
     state.remember(state.seen_options, {k: body[k] for k in ('parameters', *QUERY_OPTIONS) if k in body})
     if not state.trapi_version.startswith('2'): return None
     if misplaced := [k for k in QUERY_OPTIONS if k in body]:
-        return JSONResponse({'status': 'BadRequest', 'description': f"TRAPI 2.0: {', '.join(misplaced)} belongs in Query.parameters"}, status_code=400)
+        why = f"TRAPI 2.0: {', '.join(misplaced)} belongs in Query.parameters"
+        return JSONResponse({'status': 'BadRequest', 'description': why}, status_code=400)
     t = (body.get('parameters') or {}).get('timeout') if isinstance(body.get('parameters'), dict) else None
-    if isinstance(t, (int, float)) and t < state.faults.min_timeout:
-        return JSONResponse({'status': 'TimeoutUnmeetable', 'description': f"cannot answer within {t:g} s (needs {state.faults.min_timeout:g} s)"}, status_code=409)
+    need = state.faults.min_timeout
+    if isinstance(t, (int, float)) and t < need:
+        why = f"cannot answer within {t:g} s (needs {need:g} s)"
+        return JSONResponse({'status': 'TimeoutUnmeetable', 'description': why}, status_code=409)
     return None
 
 # %% ../../nbs/14_translator.server.ipynb #8423d6ef
 def _need(ok: bool, field: str, what: str, value: Any=None):
+    "Raise DataError(`what`) for `field` (the whole body when empty) unless `ok`."
     if not ok: raise DataError(what, field=field or '(body)', value=value)
 
-def _strings(v: Any) -> bool: return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
+# %% ../../nbs/14_translator.server.ipynb #c79a1292
+def _strings(v: Any) -> bool:
+    "Whether `v` is absent or a list of strings."
+    return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
 
+# %% ../../nbs/14_translator.server.ipynb #d25bbf64
 def _check_qedges(edges: Any, nodes: dict, f: str):
+    "Raise DataError naming the field when `edges` (the qedges or paths at `f`) are malformed."
     _need(edges is None or isinstance(edges, dict), f, 'must be an object (id -> edge)', edges)
     for e, qe in (edges or {}).items():
         _need(isinstance(qe, dict), f"{f}.{e}", 'must be an object', qe)
         for end in ('subject', 'object'):
-            _need(isinstance(qe.get(end), str) and qe.get(end) in nodes, f"{f}.{e}.{end}", 'must name a qnode of the query graph', qe.get(end))
-        _need(_strings(qe.get('predicates')), f"{f}.{e}.predicates", 'must be a list of strings', qe.get('predicates'))
-        _need(qe.get('predicate') is None or isinstance(qe['predicate'], str), f"{f}.{e}.predicate", 'must be a string', qe.get('predicate'))
+            v = qe.get(end)
+            _need(isinstance(v, str) and v in nodes, f"{f}.{e}.{end}", 'must name a qnode of the query graph', v)
+        preds, pred = qe.get('predicates'), qe.get('predicate')
+        _need(_strings(preds), f"{f}.{e}.predicates", 'must be a list of strings', preds)
+        _need(pred is None or isinstance(pred, str), f"{f}.{e}.predicate", 'must be a string', pred)
 
 # %% ../../nbs/14_translator.server.ipynb #a2304289
+def _check_qnode(n: Any, f: str):
+    "Raise DataError naming the field when the qnode `n` (at `f`) is malformed."
+    _need(isinstance(n, dict), f, 'must be an object', n)
+    for key in ('ids', 'categories', 'member_ids'):
+        _need(_strings(n.get(key)), f"{f}.{key}", 'must be a list of strings', n.get(key))
+    si = n.get('set_interpretation')
+    _need(si in (None, 'BATCH', 'ALL', 'MANY'), f"{f}.set_interpretation", 'must be BATCH, ALL or MANY', si)
+
+# %% ../../nbs/14_translator.server.ipynb #c4a074c9
 def check_query_graph(qg: Any, f: str='message.query_graph'):
     "Raise DataError naming the field when `qg` is not a query graph (qnodes, qedges and pathfinder `paths`)."
     _need(isinstance(qg, dict), f, 'must be an object (nodes, edges)', qg)
     nodes = qg.get('nodes')
-    _need(isinstance(nodes, dict) and len(nodes) > 0, f"{f}.nodes", 'must be a non-empty object (qnode id -> qnode)', nodes)
-    for q, n in nodes.items():
-        _need(isinstance(n, dict), f"{f}.nodes.{q}", 'must be an object', n)
-        for key in ('ids', 'categories', 'member_ids'):
-            _need(_strings(n.get(key)), f"{f}.nodes.{q}.{key}", 'must be a list of strings', n.get(key))
-        si = n.get('set_interpretation')
-        _need(si in (None, 'BATCH', 'ALL', 'MANY'), f"{f}.nodes.{q}.set_interpretation", 'must be BATCH, ALL or MANY', si)
+    ok = isinstance(nodes, dict) and len(nodes) > 0
+    _need(ok, f"{f}.nodes", 'must be a non-empty object (qnode id -> qnode)', nodes)
+    for q, n in nodes.items(): _check_qnode(n, f"{f}.nodes.{q}")
     _check_qedges(qg.get('edges'), nodes, f"{f}.edges")
     _check_qedges(qg.get('paths'), nodes, f"{f}.paths")
 
 # %% ../../nbs/14_translator.server.ipynb #66848884
 def _check_results(results: Any, f: str='message.results'):
+    "Raise DataError naming the field when the results a score workflow sends are malformed."
     _need(isinstance(results, list), f, 'a score workflow needs the results to score (a list)', results)
     for j, r in enumerate(results):
         _need(isinstance(r, dict), f"{f}[{j}]", 'must be an object', r)
-        _need(isinstance(r.get('node_bindings'), dict), f"{f}[{j}].node_bindings", 'must be an object', r.get('node_bindings'))
-        an = r.get('analyses', [])
-        _need(isinstance(an, list) and all(isinstance(a, dict) for a in an), f"{f}[{j}].analyses", 'must be a list of objects', an)
+        nb, an = r.get('node_bindings'), r.get('analyses', [])
+        _need(isinstance(nb, dict), f"{f}[{j}].node_bindings", 'must be an object', nb)
+        ok = isinstance(an, list) and all(isinstance(a, dict) for a in an)
+        _need(ok, f"{f}[{j}].analyses", 'must be a list of objects', an)
 
+# %% ../../nbs/14_translator.server.ipynb #dbd8ecbd
 def check_query(body: Any, kind: str='query') -> dict:
     "`body` if it is a TRAPI Query the server can answer (`kind`: query, async, ars); else DataError naming the field."
     _need(isinstance(body, dict), '', 'a TRAPI Query is a JSON object', body)
     msg, wf = body.get('message'), body.get('workflow')
     _need(isinstance(msg, dict) and (kind != 'ars' or bool(msg)), 'message', 'must be a non-empty object', msg)
-    if kind == 'async': _need(isinstance(body.get('callback'), str), 'callback', 'must be a URL string', body.get('callback'))
-    ok_wf = wf is None or (isinstance(wf, list) and all(isinstance(o, dict) and isinstance(o.get('id'), str) for o in wf))
+    if kind == 'async':
+        _need(isinstance(body.get('callback'), str), 'callback', 'must be a URL string', body.get('callback'))
+    ok_wf = wf is None or (isinstance(wf, list)
+                           and all(isinstance(o, dict) and isinstance(o.get('id'), str) for o in wf))
     _need(ok_wf, 'workflow', 'must be a list of {"id": operation} objects', wf)
     check_query_graph(msg.get('query_graph'))
     ops = [o['id'] for o in wf or []]
@@ -417,39 +576,57 @@ def check_faults(body: Any) -> Faults:
     known = [f.name for f in fields(Faults)]
     for k, v in body.items():
         _need(k in known, k, f"unknown fault setting (one of {', '.join(known)})", v)
-        if k == 'fail_kind': _need(v in FAULT_KINDS, k, f"must be one of {', '.join(FAULT_KINDS)}", v)
-        else: _need(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0, k, 'must be a non-negative number', v)
+        if k == 'fail_kind':
+            _need(v in FAULT_KINDS, k, f"must be one of {', '.join(FAULT_KINDS)}", v)
+        else:
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) and v >= 0
+            _need(ok, k, 'must be a non-negative number', v)
     return Faults(**body)
 
 # %% ../../nbs/14_translator.server.ipynb #b986e26f
+def _knowledge_as_properties(e: dict):
+    "Make a KG edge's knowledge_level/agent_type properties (TRAPI 2.0) from its attributes, or the defaults."
+    attrs = {a.get('attribute_type_id'): a.get('value') for a in e.get('attributes') or [] if isinstance(a, dict)}
+    for k, default in KNOWLEDGE.items(): e.setdefault(k, attrs.get(f"biolink:{k}", default))
+    ids = {f"biolink:{k}" for k in KNOWLEDGE}
+    e['attributes'] = [a for a in e.get('attributes') or [] if a.get('attribute_type_id') not in ids]
+
+# %% ../../nbs/14_translator.server.ipynb #2fcf7d79
 def as_trapi2(resp: dict) -> dict:
-    "`resp` in TRAPI 2.0 shape wherever a 1.x habit crept in: non-empty logs, no empty auxiliary_graphs, edge knowledge properties."
+    "`resp` in TRAPI 2.0 shape where a 1.x habit crept in: non-empty logs, no empty auxiliary_graphs, edge properties."
     resp['logs'] = resp.get('logs') or [_log(resp.get('description') or resp.get('status') or 'done')]
     msg = resp.get('message') or {}
     if not msg.get('auxiliary_graphs'): msg.pop('auxiliary_graphs', None)
-    for e in (msg.get('knowledge_graph') or {}).get('edges', {}).values():
-        attrs = {a.get('attribute_type_id'): a.get('value') for a in e.get('attributes') or [] if isinstance(a, dict)}
-        for k, default in KNOWLEDGE.items(): e.setdefault(k, attrs.get(f"biolink:{k}", default))
-        e['attributes'] = [a for a in e.get('attributes') or [] if a.get('attribute_type_id') not in {f"biolink:{k}" for k in KNOWLEDGE}]
+    for e in (msg.get('knowledge_graph') or {}).get('edges', {}).values(): _knowledge_as_properties(e)
     return resp
 
+# %% ../../nbs/14_translator.server.ipynb #56c771da
 def as_trapi15(resp: dict) -> dict:
     "`resp` with knowledge_level/agent_type attributes on every knowledge-graph edge (TRAPI 1.5 asks for them)."
     for e in ((resp.get('message') or {}).get('knowledge_graph') or {}).get('edges', {}).values():
         have = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
-        e['attributes'] = (e.get('attributes') or []) + [{'attribute_type_id': f"biolink:{k}", 'value': v} for k, v in KNOWLEDGE.items() if f"biolink:{k}" not in have]
+        missing = [{'attribute_type_id': f"biolink:{k}", 'value': v}
+                   for k, v in KNOWLEDGE.items() if f"biolink:{k}" not in have]
+        e['attributes'] = (e.get('attributes') or []) + missing
     return resp
 
+# %% ../../nbs/14_translator.server.ipynb #3bf76c9b
+def _rescore(state: ServerState, body: dict) -> dict:
+    "The score-only workflow step: the results of `body` with each analysis scored as the KG scores its bindings."
+    resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True)
+    key = lambda bindings: json.dumps(bindings, sort_keys=True)
+    scores = {key(r['node_bindings']): r['analyses'][0]['score'] for r in resp['message']['results']}
+    msg = copy.deepcopy(body.get('message') or {})
+    for r in msg.get('results') or []:
+        for a in r.get('analyses') or []: a['score'] = scores.get(key(r.get('node_bindings')), 0.0)
+    return {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
+
+# %% ../../nbs/14_translator.server.ipynb #e0ecae78
 def _answer(state: ServerState, body: dict) -> dict:
-    ops = [op.get('id') for op in body.get('workflow') or [] if isinstance(op, dict)]
+    "The answer to a checked query body, in the shape of the server's TRAPI version."
+    ops = _workflow_ops(body)
     v2 = state.trapi_version.startswith('2')
-    if ops and 'lookup' not in ops and 'score' in ops:          # score-only step: re-score the given results
-        resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True)
-        scores = {json.dumps(r['node_bindings'], sort_keys=True): r['analyses'][0]['score'] for r in resp['message']['results']}
-        msg = copy.deepcopy(body.get('message') or {})
-        for r in msg.get('results') or []:
-            for a in r.get('analyses') or []: a['score'] = scores.get(json.dumps(r.get('node_bindings'), sort_keys=True), 0.0)
-        out = {'message': msg, 'status': 'Success', 'logs': [], 'schema_version': state.trapi_version}
+    if ops and 'lookup' not in ops and 'score' in ops: out = _rescore(state, body)   # score-only step
     else: out = (shaped_response(state.kg, body, state.max_results, state.trapi_version)   # Test Harness shapes
                  or trapi_response(state.kg, body, state.max_results, state.trapi_version))
     return as_trapi2(out) if v2 else as_trapi15(out)
@@ -461,20 +638,75 @@ async def read_body(request: Request, limit: int) -> bytes:
     async for chunk in request.stream():
         size += len(chunk)
         if size <= limit: chunks.append(chunk)
-    if size > limit: raise HTTPException(413, f"request body of {size} bytes is over the server's limit of {limit} bytes")
+    if size > limit:
+        raise HTTPException(413, f"request body of {size} bytes is over the server's limit of {limit} bytes")
     return b''.join(chunks)
 
+# %% ../../nbs/14_translator.server.ipynb #504b165e
+def _json(raw: bytes) -> Any:
+    "The JSON value of a request body, or 400."
+    try: return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
+
+# %% ../../nbs/14_translator.server.ipynb #7bf5e6ee
 def _parse(raw: bytes, kind: str) -> tuple[dict, str]:
     "JSON-decode and check a request body (run in a worker thread: a 2M-id query must not hold the event loop)."
-    try: body = json.loads(raw)
-    except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
+    body = _json(raw)
     try: return check_query(body, kind), query_key(body)
     except DataError as e: raise HTTPException(400, str(e)) from None
 
+# %% ../../nbs/14_translator.server.ipynb #88816fa7
 def _answer_bytes(state: 'ServerState', body: dict) -> bytes:
+    "The JSON-encoded answer to `body`, or 400 when the query cannot be answered (no pinned node, ...)."
     try: return json.dumps(_answer(state, body)).encode()
     except DataError as e: raise HTTPException(400, str(e)) from None
 
+# %% ../../nbs/14_translator.server.ipynb #1b9f41a7
+def _meta_kg(kg: KnowledgeGraph) -> dict:
+    "The TRAPI meta knowledge graph of `kg`: id prefixes per category, (subject, predicate, object) category triples."
+    nodes, edges = collections.defaultdict(set), set()
+    for e in kg.edges:
+        for c in (e.subject, e.object):
+            for cat in kg.node_categories(c): nodes[cat].add(c.split(':')[0])
+        edges |= {(s, e.predicate, o) for s in kg.node_categories(e.subject) for o in kg.node_categories(e.object)}
+    return {'nodes': {cat: {'id_prefixes': sorted(p), 'attributes': []} for cat, p in sorted(nodes.items())},
+            'edges': [{'subject': s, 'predicate': p, 'object': o, 'attributes': []} for s, p, o in sorted(edges)]}
+
+# %% ../../nbs/14_translator.server.ipynb #7f37d844
+def _set_faults(state: ServerState, raw: bytes) -> dict:
+    "Give `state` the faults a POST to /benchnb/faults asks for (400 when they are not valid); the new settings."
+    try: faults = check_faults(_json(raw))
+    except DataError as e: raise HTTPException(400, str(e)) from None
+    state.faults = faults
+    state.rng = random.Random(state.faults.seed)
+    return asdict(state.faults)
+
+# %% ../../nbs/14_translator.server.ipynb #47bb0aa1
+async def _refused(state: ServerState, body: dict, key: str):
+    "Count a query request; the fault or TRAPI-check response it gets instead of an answer, or None."
+    if (r := await fault_response(state, state.count(body, key))) is not None: return r
+    return trapi_check(state, body)
+
+# %% ../../nbs/14_translator.server.ipynb #3f9eec91
+def _add_query_routes(app, state: ServerState, body_of):
+    "`POST /query`, `GET /meta_knowledge_graph`, `GET /benchnb/stats` and `POST /benchnb/faults`."
+    @app.post('/query')
+    async def query(request: Request):
+        body, key = await body_of(request)
+        if (r := await _refused(state, body, key)) is not None: return r
+        return Response(await asyncio.to_thread(_answer_bytes, state, body), media_type='application/json')
+
+    @app.get('/meta_knowledge_graph')
+    async def meta_kg(): return _meta_kg(state.kg)
+
+    @app.get('/benchnb/stats')
+    async def stats(): return state.stats()
+
+    @app.post('/benchnb/faults')
+    async def set_faults(request: Request): return _set_faults(state, await read_body(request, state.max_body))
+
+# %% ../../nbs/14_translator.server.ipynb #0b2bf1ce
 def make_app(state: ServerState):
     "The FastAPI app of the reference TRAPI target: parsing, checking and answering run off the event loop."
     app = FastAPI(title='benchnb reference TRAPI target', version='1.5.0')
@@ -483,36 +715,7 @@ def make_app(state: ServerState):
     async def body_of(request: Request, kind: str='query') -> tuple[dict, str]:
         return await asyncio.to_thread(_parse, await read_body(request, state.max_body), kind)
 
-    @app.post('/query')
-    async def query(request: Request):
-        body, key = await body_of(request)
-        if (r := await fault_response(state, state.count(body, key))) is not None: return r
-        if (r := trapi_check(state, body)) is not None: return r
-        return Response(await asyncio.to_thread(_answer_bytes, state, body), media_type='application/json')
-
-    @app.get('/meta_knowledge_graph')
-    async def meta_kg():
-        kg, nodes, edges = state.kg, collections.defaultdict(set), set()
-        for e in kg.edges:
-            for c in (e.subject, e.object):
-                for cat in kg.node_categories(c): nodes[cat].add(c.split(':')[0])
-            edges |= {(s, e.predicate, o) for s in kg.node_categories(e.subject) for o in kg.node_categories(e.object)}
-        return {'nodes': {cat: {'id_prefixes': sorted(p), 'attributes': []} for cat, p in sorted(nodes.items())},
-                'edges': [{'subject': s, 'predicate': p, 'object': o, 'attributes': []} for s, p, o in sorted(edges)]}
-
-    @app.get('/benchnb/stats')
-    async def stats(): return state.stats()
-
-    @app.post('/benchnb/faults')
-    async def set_faults(request: Request):
-        try: faults = check_faults(json.loads(await read_body(request, state.max_body)))
-        except (ValueError, RecursionError): raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
-        except DataError as e: raise HTTPException(400, str(e)) from None
-        state.faults = faults; state.rng = random.Random(state.faults.seed)
-        return asdict(state.faults)
-
-    _add_async_routes(app, state, body_of)
-    _add_ars_routes(app, state, body_of)
+    for add_routes in (_add_query_routes, _add_async_routes, _add_ars_routes): add_routes(app, state, body_of)
     return app
 
 # %% ../../nbs/14_translator.server.ipynb #c9d2961f
@@ -524,51 +727,105 @@ async def post_callback(state: ServerState, job_id: str, url: str, response: dic
         except requests.RequestException: code = None
         if code is not None and code < 500: break
         if i < attempts: await asyncio.sleep(0.05)
-    state.remember(state.callbacks, {'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i})
+    outcome = {'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i}
+    state.remember(state.callbacks, outcome)
     return code
+
+# %% ../../nbs/14_translator.server.ipynb #4cbbc0d1
+def _bare_response(status: str, description: str, level: str='INFO') -> dict:
+    "A TRAPI Response with an empty message: the interim `Running` one, or a `Failed` one."
+    return {'message': {}, 'status': status, 'description': description, 'logs': [_log(description, level)]}
+
+# %% ../../nbs/14_translator.server.ipynb #77d797d1
+async def _run_job(state: ServerState, job_id: str, body: dict):
+    "Answer the async query `body` of job `job_id` after `async_delay`, and POST the outcome to its callback."
+    cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
+    if cb and state.async_interim: await post_callback(state, job_id, cb, _bare_response('Running', 'working on it'))
+    await asyncio.sleep(state.async_delay)
+    if (job := state.jobs.get(job_id)) is None: return      # expired meanwhile
+    try: job.update(status='Completed', response=await asyncio.to_thread(_answer, state, body), description='done')
+    except Exception as e: job.update(status='Failed', description=str(e))
+    if not cb: return
+    if job['status'] == 'Completed': await post_callback(state, job_id, cb, job['response'])
+    else: await post_callback(state, job_id, cb, _bare_response('Failed', job['description'], 'ERROR'))
+
+# %% ../../nbs/14_translator.server.ipynb #964a84c4
+def _job_status(state: ServerState, job_id: str, request: Request) -> dict:
+    "The status report of job `job_id` (404 when unknown or expired)."
+    job = state.jobs.get(job_id)
+    with state.lock: state.status_polls += 1
+    if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
+    out = {'status': job['status'], 'description': job['description'], 'logs': [_log(job['description'])]}
+    if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
+    return out
+
+# %% ../../nbs/14_translator.server.ipynb #fda357a4
+def _job_response(state: ServerState, job_id: str) -> dict:
+    "The response of job `job_id` (404 until it completed, or when unknown or expired)."
+    job = state.jobs.get(job_id)
+    if job is None or job['response'] is None: raise HTTPException(404, f"no response for job_id {job_id}")
+    return job['response']
 
 # %% ../../nbs/14_translator.server.ipynb #0ec150a3
 def _add_async_routes(app, state: ServerState, body_of):
-    async def run_job(job_id: str, body: dict):
-        cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
-        if cb and state.async_interim:
-            await post_callback(state, job_id, cb, {'message': {}, 'status': 'Running', 'description': 'working on it', 'logs': [_log('working on it')]})
-        await asyncio.sleep(state.async_delay)
-        if (job := state.jobs.get(job_id)) is None: return      # expired meanwhile
-        try: job.update(status='Completed', response=await asyncio.to_thread(_answer, state, body), description='done')
-        except Exception as e: job.update(status='Failed', description=str(e))
-        if cb: await post_callback(state, job_id, cb, job['response'] if job['status'] == 'Completed' else
-                                   {'message': {}, 'status': 'Failed', 'description': job['description'], 'logs': [_log(job['description'], 'ERROR')]})
-
+    "`POST /asyncquery`, `GET /asyncquery_status/{job_id}` and `GET /asyncquery_response/{job_id}`."
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
         body, key = await body_of(request, 'async')
-        if (r := await fault_response(state, state.count(body, key))) is not None: return r
-        if (r := trapi_check(state, body)) is not None: return r
+        if (r := await _refused(state, body, key)) is not None: return r
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
-        asyncio.get_running_loop().create_task(run_job(job_id, body))
+        asyncio.get_running_loop().create_task(_run_job(state, job_id, body))
         return {'job_id': job_id, 'status': 'Accepted', 'description': 'query accepted'}
 
     @app.get('/asyncquery_status/{job_id}')
-    async def status(job_id: str, request: Request):
-        job = state.jobs.get(job_id)
-        with state.lock: state.status_polls += 1
-        if job is None: raise HTTPException(404, f"unknown job_id {job_id}")
-        out = {'status': job['status'], 'description': job['description'], 'logs': [_log(job['description'])]}
-        if job['status'] == 'Completed': out['response_url'] = str(request.url_for('async_response', job_id=job_id))
-        return out
+    async def status(job_id: str, request: Request): return _job_status(state, job_id, request)
 
     @app.get('/asyncquery_response/{job_id}', name='async_response')
-    async def async_response(job_id: str):
-        job = state.jobs.get(job_id)
-        if job is None or job['response'] is None: raise HTTPException(404, f"no response for job_id {job_id}")
-        return job['response']
+    async def async_response(job_id: str): return _job_response(state, job_id)
 
 # %% ../../nbs/14_translator.server.ipynb #09f4b15d
-def _add_ars_routes(app, state: ServerState, body_of):
-    agents = ('benchnb', 'benchnb-reversed')
+def ars_merged(a: dict, b: dict) -> dict:
+    "Merge two agents' answers to the same query (same results, same order): `sugeno` = mean score, `rank` by sugeno."
+    m = copy.deepcopy(a)
+    for ra, rb in zip(m['results'], b['results']):
+        ra['sugeno'] = round(np.mean([x['analyses'][0].get('score') or 0.0 for x in (ra, rb)]), 6)
+    order = np.argsort([-r['sugeno'] for r in m['results']], kind='stable')
+    for rank, i in enumerate(order, 1): m['results'][i]['rank'] = rank
+    return m
 
+# %% ../../nbs/14_translator.server.ipynb #f5c4d235
+def _reversed_agent(resp: dict) -> dict:
+    "A copy of `resp` whose scored results score in reverse order (a deliberately worse agent)."
+    rev = copy.deepcopy(resp)
+    for i, r in enumerate(rev['message']['results']):
+        r['analyses'][0]['score'] = round(1 - 1 / (i + 2), 6) if 'score' in r['analyses'][0] else None
+    return rev
+
+# %% ../../nbs/14_translator.server.ipynb #5cd8e534
+def _store_ars(state: ServerState, pk: str, t0: float, resp: dict):
+    "Store the ARS messages of submission `pk` answered by `resp`: parent, one child per agent, merged."
+    rev, agents = _reversed_agent(resp), ('benchnb', 'benchnb-reversed')
+    children = {f"{pk}-{i}": (f"infores:{a}", m) for i, (a, m) in enumerate(zip(agents, (resp, rev)))}
+    state.ars[pk] = {'t0': t0, 'children': children, 'merged': f"{pk}-merged", 'response': resp}
+    for cpk, (_, m) in children.items(): state.ars[cpk] = {'t0': t0, 'message': m['message']}
+    state.ars[f"{pk}-merged"] = {'t0': t0, 'message': ars_merged(resp['message'], rev['message'])}
+
+# %% ../../nbs/14_translator.server.ipynb #6a883c9c
+def _ars_message(state: ServerState, pk: str) -> dict:
+    "The ARS message `pk`: a parent with its children, or a child or merged message (404 when unknown)."
+    m = state.ars.get(pk)
+    if m is None: raise HTTPException(404, f"unknown pk {pk}")
+    done = time.time() - m['t0'] >= state.ars_delay
+    status = 'Done' if done else 'Running'
+    if 'children' not in m:
+        return {'pk': pk, 'fields': {'status': status, 'data': {'message': m['message'] if done else {}}}}
+    kids = [{'message': c, 'actor': {'inforesid': a}, 'status': status} for c, (a, _) in m['children'].items()]
+    return {'pk': pk, 'fields': {'status': status, 'merged_version': m['merged'] if done else None}, 'children': kids}
+
+# %% ../../nbs/14_translator.server.ipynb #318ea8df
+def _add_ars_routes(app, state: ServerState, body_of):
+    "`POST /ars/api/submit` and `GET /ars/api/messages/{pk}`."
     @app.post('/ars/api/submit')
     async def submit(request: Request):
         body, key = await body_of(request, 'ars')
@@ -576,95 +833,101 @@ def _add_ars_routes(app, state: ServerState, body_of):
         pk, t0 = uuid.uuid4().hex[:12], time.time()
         try: resp = await asyncio.to_thread(_answer, state, body)
         except DataError as e: raise HTTPException(400, str(e)) from None
-        rev = copy.deepcopy(resp)
-        for i, r in enumerate(rev['message']['results']): r['analyses'][0]['score'] = round(1 - 1 / (i + 2), 6) if 'score' in r['analyses'][0] else None
-        children = {f"{pk}-{i}": (f"infores:{a}", m) for i, (a, m) in enumerate(zip(agents, (resp, rev)))}
-        state.ars[pk] = {'t0': t0, 'children': children, 'merged': f"{pk}-merged", 'response': resp}
-        for cpk, (_, m) in children.items(): state.ars[cpk] = {'t0': t0, 'message': m['message']}
-        state.ars[f"{pk}-merged"] = {'t0': t0, 'message': ars_merged(resp['message'], rev['message'])}
+        _store_ars(state, pk, t0, resp)
         return {'pk': pk}
 
     @app.get('/ars/api/messages/{pk}')
-    async def messages(pk: str, trace: str|None=None):
-        m = state.ars.get(pk)
-        if m is None: raise HTTPException(404, f"unknown pk {pk}")
-        done = time.time() - m['t0'] >= state.ars_delay
-        if 'children' in m:
-            return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'merged_version': m['merged'] if done else None},
-                    'children': [{'message': c, 'actor': {'inforesid': a}, 'status': 'Done' if done else 'Running'} for c, (a, _) in m['children'].items()]}
-        return {'pk': pk, 'fields': {'status': 'Done' if done else 'Running', 'data': {'message': m['message'] if done else {}}}}
+    async def messages(pk: str, trace: str|None=None): return _ars_message(state, pk)
 
-def ars_merged(a: dict, b: dict) -> dict:
-    "Merge two agents' answers to the same query (same results, same order): `sugeno` = mean score, `rank` by sugeno."
-    m = copy.deepcopy(a)
-    for ra, rb in zip(m['results'], b['results']):
-        ra['sugeno'] = round(np.mean([x['analyses'][0].get('score') or 0.0 for x in (ra, rb)]), 6)
-    for rank, i in enumerate(np.argsort([-r['sugeno'] for r in m['results']], kind='stable'), 1): m['results'][i]['rank'] = rank
-    return m
+# %% ../../nbs/14_translator.server.ipynb #44f9c948
+def _wait_started(server, thread: threading.Thread, port: int, timeout: float=20):
+    "Wait until the uvicorn `server` running in `thread` listens; DataError when the thread dies or `timeout` passes."
+    t0 = time.time()
+    while not server.started:
+        if not thread.is_alive() or time.time() - t0 > timeout:
+            raise DataError("reference server failed to start", field='port', value=port)
+        time.sleep(0.02)
 
 # %% ../../nbs/14_translator.server.ipynb #36315b12
 class ReferenceServer:
     "The reference TRAPI target running in a background thread (a context manager)."
-    def __init__(self, kg: KnowledgeGraph|None=None, faults: Faults|None=None, host: str='127.0.0.1', port: int=0, **state_kw):
+    def __init__(self, kg: KnowledgeGraph|None=None, faults: Faults|None=None, host: str='127.0.0.1', port: int=0,
+                 **state_kw):
         self.state = ServerState(kg if kg is not None else demo_kg(), faults, **state_kw)
         self.host, self.port, self._server, self._thread = host, port, None, None
 
-    def start(self) -> 'ReferenceServer':
-        import uvicorn
-        cfg = uvicorn.Config(make_app(self.state), host=self.host, port=self.port, log_level='warning', lifespan='off', access_log=False)
-        self._server = uvicorn.Server(cfg)
-        self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi'); self._thread.start()
-        t0 = time.time()
-        while not self._server.started:
-            if not self._thread.is_alive() or time.time() - t0 > 20: raise DataError("reference server failed to start", field='port', value=self.port)
-            time.sleep(0.02)
-        self.port = self._server.servers[0].sockets[0].getsockname()[1]
-        return self
-
     def stop(self):
-        if self._server: self._server.should_exit = True; self._thread.join(10)
+        if self._server:
+            self._server.should_exit = True
+            self._thread.join(10)
     @property
     def url(self) -> str: return f"http://{self.host}:{self.port}"
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
 
+# %% ../../nbs/14_translator.server.ipynb #61113dbe
+@patch
+def start(self: ReferenceServer) -> ReferenceServer:
+    "Run the server in a daemon thread; return once it listens."
+    import uvicorn
+    cfg = uvicorn.Config(make_app(self.state), host=self.host, port=self.port, log_level='warning', lifespan='off',
+                         access_log=False)
+    self._server = uvicorn.Server(cfg)
+    self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
+    self._thread.start()
+    _wait_started(self._server, self._thread, self.port)
+    self.port = self._server.servers[0].sockets[0].getsockname()[1]
+    return self
+
 # %% ../../nbs/14_translator.server.ipynb #77f387b6
-PREFIX_CATEGORIES = {'NCBIGene': 'Gene', 'HGNC': 'Gene', 'ENSEMBL': 'Gene', 'UniProtKB': 'Protein', 'GO': 'BiologicalProcess',
-                     'MONDO': 'Disease', 'DOID': 'Disease', 'OMIM': 'Disease', 'ORPHANET': 'Disease', 'HP': 'PhenotypicFeature',
-                     'CHEBI': 'SmallMolecule', 'CHEMBL.COMPOUND': 'SmallMolecule', 'PUBCHEM.COMPOUND': 'SmallMolecule',
+PREFIX_CATEGORIES = {'NCBIGene': 'Gene', 'HGNC': 'Gene', 'ENSEMBL': 'Gene', 'UniProtKB': 'Protein',
+                     'GO': 'BiologicalProcess', 'MONDO': 'Disease', 'DOID': 'Disease', 'OMIM': 'Disease',
+                     'ORPHANET': 'Disease', 'HP': 'PhenotypicFeature', 'CHEBI': 'SmallMolecule',
+                     'CHEMBL.COMPOUND': 'SmallMolecule', 'PUBCHEM.COMPOUND': 'SmallMolecule',
                      'DRUGBANK': 'SmallMolecule', 'UNII': 'SmallMolecule'}
 
+# %% ../../nbs/14_translator.server.ipynb #d07aa664
 def _categories_for(qnode: dict, curie: str) -> list[str]:
     "The categories the benchmark's qnode declares for `curie`, else those of its prefix, else NamedThing."
     if qnode.get('categories'): return list(qnode['categories'])
     return [f"biolink:{PREFIX_CATEGORIES.get(curie.split(':')[0], 'NamedThing')}"]
 
-def build_demo_kg(config: TranslatorConfig|None=None, seed: int=0, recall: float=0.75, n_decoys: int=4) -> KnowledgeGraph:
+# %% ../../nbs/14_translator.server.ipynb #3ce5890f
+def _add_path(edges: dict, cats: dict, rng: np.random.Generator, q, binding: dict, lo: float):
+    "Add to `edges` and `cats` the path of `binding` (qnode → CURIE) through query `q`."
+    qg = q.message['message']['query_graph']
+    for qn, c in binding.items(): cats.setdefault(c, {}).update(dict.fromkeys(_categories_for(qg['nodes'][qn], c)))
+    for qe in qg['edges'].values():
+        pred = (qe.get('predicates') or [qe.get('predicate') or RELATED_TO])[0]
+        key = (binding[qe['subject']], pred, binding[qe['object']])
+        score = float(rng.uniform(lo, 1.0))
+        if key not in edges or edges[key].score < score:      # a better score replaces the edge, keeping its id
+            edges[key] = KGEdge(edges[key].id if key in edges else f"kg{len(edges)}", *key, round(score, 4))
+
+# %% ../../nbs/14_translator.server.ipynb #be41864c
+def _add_query_paths(edges: dict, cats: dict, rng: np.random.Generator, q, pool: list, recall: float, n_decoys: int):
+    "Add the true paths (each kept with probability `recall`) and up to `n_decoys` decoy paths of query `q`."
+    nodes = q.message['message']['query_graph']['nodes']
+    pinned = {n: v['ids'][0] for n, v in nodes.items() if v.get('ids')}
+    for a in q.relevant:
+        if rng.random() < recall: _add_path(edges, cats, rng, q, {**pinned, **dict(a)}, 0.3)
+    for j in rng.choice(len(pool), size=min(n_decoys, len(pool)), replace=False):
+        if pool[j] not in q.relevant: _add_path(edges, cats, rng, q, {**pinned, **dict(pool[j])}, 0.0)
+
+# %% ../../nbs/14_translator.server.ipynb #60d2f606
+def build_demo_kg(config: TranslatorConfig|None=None, seed: int=0, recall: float=0.75,
+                  n_decoys: int=4) -> KnowledgeGraph:
     "A deterministic demo KG with true and decoy paths for every shipped query; one id per edge, node categories."
     config, rng = config or load_config(), np.random.default_rng(seed)
     edges: dict[tuple, KGEdge] = {}
     cats: dict[str, dict] = {}
-    def add_path(q, binding, lo):
-        qnodes = q.message['message']['query_graph']['nodes']
-        for qn, c in binding.items(): cats.setdefault(c, {}).update(dict.fromkeys(_categories_for(qnodes[qn], c)))
-        for qe in q.message['message']['query_graph']['edges'].values():
-            pred = (qe.get('predicates') or [qe.get('predicate') or RELATED_TO])[0]
-            key = (binding[qe['subject']], pred, binding[qe['object']])
-            score = float(rng.uniform(lo, 1.0))
-            if key not in edges or edges[key].score < score:      # a better score replaces the edge, keeping its id
-                edges[key] = KGEdge(edges[key].id if key in edges else f"kg{len(edges)}", *key, round(score, 4))
     for b in config.benchmarks:
         qs = build_queries(config, b)
         pool = [a for q in qs for a in q.relevant]
-        for q in qs:
-            nodes = q.message['message']['query_graph']['nodes']
-            pinned = {n: v['ids'][0] for n, v in nodes.items() if v.get('ids')}
-            for a in q.relevant:
-                if rng.random() < recall: add_path(q, {**pinned, **dict(a)}, 0.3)
-            for j in rng.choice(len(pool), size=min(n_decoys, len(pool)), replace=False):
-                if pool[j] not in q.relevant: add_path(q, {**pinned, **dict(pool[j])}, 0.0)
+        for q in qs: _add_query_paths(edges, cats, rng, q, pool, recall, n_decoys)
     return KnowledgeGraph(edges.values(), {c: list(v) for c, v in cats.items()})
 
+# %% ../../nbs/14_translator.server.ipynb #5070a4e0
 def demo_kg() -> KnowledgeGraph:
     "The shipped demo KG (`config/translator/demo_kg.tsv`)."
     return KnowledgeGraph.from_tsv(resource_path('config', 'translator', 'demo_kg.tsv'))
