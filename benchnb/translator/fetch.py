@@ -49,6 +49,11 @@ def __call__(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
     else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
     return o, ({'': o.response} if o.ok else {})
 
+# %% ../../nbs/12_translator.fetch.ipynb #4a11e68b
+def _no_job(sub: Outcome, why: str) -> Outcome:
+    "A failed Outcome for a submission that started no job: the submission's own failure reason, else `why`."
+    return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else why)
+
 # %% ../../nbs/12_translator.fetch.ipynb #a851c1b7
 @fastcore_patch
 def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None]:
@@ -84,7 +89,7 @@ def asyncquery(self: Protocol, body: dict) -> Outcome:
     job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
     if job is None:
         if token: self.listener.forget(token)
-        return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'asyncquery reply has no job_id')
+        return _no_job(sub, 'asyncquery reply has no job_id')
     if token: return self.await_callback(job, token, sub)
     st, status = self._poll_status(base, job)
     return self._async_result(job, sub, st, status)
@@ -98,13 +103,14 @@ def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
     return d
 
-# %% ../../nbs/12_translator.fetch.ipynb #d83211b4
+# %% ../../nbs/12_translator.fetch.ipynb #69c4833f
 @fastcore_patch
 def _ars_message(self: Protocol, pk: str, trace: bool=False) -> Outcome:
     "GET the ARS message `pk` (with `trace`: its children and merged_version)."
     url = self.endpoint.url.rstrip('/')
     return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
 
+# %% ../../nbs/12_translator.fetch.ipynb #4cdb50fd
 def _ars_children(parent: Outcome) -> dict[str, str]:
     "Child message pk → agent sub-directory name, from the traced parent message."
     if not parent.ok: return {}
@@ -141,7 +147,7 @@ def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
     "ARS: submit, poll every child agent and the merged message."
     sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
     pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
-    if pk is None: return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'ARS submit reply has no pk'), {}
+    if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
     deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
     got = self._ars_poll_children(_ars_children(parent), deadline)
     merged = self._ars_merged(pk, deadline)
@@ -179,12 +185,17 @@ def forget(self: CallbackListener, token: str):
         self._expected.discard(token)
         self._final.pop(token, None)
 
+# %% ../../nbs/12_translator.fetch.ipynb #03f73223
+def _loads_or_none(raw: bytes) -> Any:
+    "The JSON value of `raw`, or None when it is not JSON (or not UTF-8)."
+    try: return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError): return None
+
 # %% ../../nbs/12_translator.fetch.ipynb #fcc62063
 @fastcore_patch
 def receive(self: CallbackListener, token: str, raw: bytes) -> int:
     "Handle one POSTed body for `token`; the HTTP status to answer."
-    try: obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError): obj = None
+    obj = _loads_or_none(raw)
     with self._cond:
         self.posts += 1
         if token not in self._expected: return 404
@@ -244,7 +255,15 @@ def stop(self: CallbackListener):
 CallbackListener.__enter__ = lambda self: self.start()
 CallbackListener.__exit__ = lambda self, *exc: self.stop()
 
-# %% ../../nbs/12_translator.fetch.ipynb #f0e2d498
+# %% ../../nbs/12_translator.fetch.ipynb #bca24c1f
+def _callback_failure(job: str, resp: dict) -> str|None:
+    "Why the final Response a target POSTed is a failure (status Failed/Error or no message), or None."
+    if resp.get('status') in ('Failed', 'Error', 'ERROR') or not isinstance(resp.get('message'), dict):
+        said = f"{resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}"
+        return f"async job {job}: callback reported {said}"
+    return None
+
+# %% ../../nbs/12_translator.fetch.ipynb #4e299284
 @fastcore_patch
 def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
     "Wait up to `max_wait` s for the target to POST the final Response of `job`."
@@ -255,9 +274,7 @@ def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcom
         reason = f"async job {job}: no callback within {self.max_wait:g}s"
         return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
     resp, size = got
-    if resp.get('status') in ('Failed', 'Error', 'ERROR') or not isinstance(resp.get('message'), dict):
-        said = f"{resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}"
-        return Outcome(False, None, f"async job {job}: callback reported {said}", sub.attempts, sub.http_status, lat, size)
+    if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
     return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #d4d30768
@@ -285,7 +302,7 @@ def target_down_reason(o: Outcome) -> bool:
 # %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
 def probe_target(url: str, timeout: float=10.0) -> None:
     "Raise `RunError` naming `url` when its host does not resolve or refuses a TCP connection."
-    if requests.utils.get_environ_proxies(url): return      # through a proxy (HTTP_PROXY...): only the requests can tell
+    if requests.utils.get_environ_proxies(url): return  # through a proxy (HTTP_PROXY...): only the requests can tell
     u = urllib.parse.urlsplit(url)
     port = u.port or (443 if u.scheme == 'https' else 80)
     try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
@@ -314,7 +331,8 @@ def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:
     "Record as ok each query whose response file `main_file(uid)` exists but has no ledger line yet."
     done = ledger.done()
     for u in uids:                                     # adopt responses written just before a crash
-        if u not in done and main_file(u).exists(): ledger.record(u, 'ok', reason='adopted existing response file', attempts=0)
+        if u not in done and main_file(u).exists():
+            ledger.record(u, 'ok', reason='adopted existing response file', attempts=0)
 
 # %% ../../nbs/12_translator.fetch.ipynb #2bd4fb5d
 def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: str, ledger: Ledger) -> Outcome:
@@ -341,7 +359,7 @@ def _send_all(one, todo: list[str], concurrency: int, fail_fast: bool, protocol:
             _target_down(protocol, first)
     bar.close()
 
-# %% ../../nbs/12_translator.fetch.ipynb #1b653c43
+# %% ../../nbs/12_translator.fetch.ipynb #947adcc0
 @contextlib.contextmanager
 def _recording_stops(rd: RunDir, ledger: Ledger, n: int):
     "Record an interruption or an error of the run in its manifest, then let it propagate."
@@ -353,10 +371,12 @@ def _recording_stops(rd: RunDir, ledger: Ledger, n: int):
         rd.finish('failed', error=f"{type(e).__name__}: {e}")
         raise
 
+# %% ../../nbs/12_translator.fetch.ipynb #16535b24
 def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
     "Record the end of a run of `n` queries in its manifest; (counts, failure reason → queries, most common first)."
     counts = {**ledger.counts(), 'queries': n}
-    reasons = collections.Counter(r.get('reason') or '?' for r in ledger.latest().values() if r.get('status') == 'failed')
+    failed = [r for r in ledger.latest().values() if r.get('status') == 'failed']
+    reasons = collections.Counter(r.get('reason') or '?' for r in failed)
     rd.finish('ok' if counts['ok'] == n else 'partial', counts=counts)
     return counts, dict(reasons.most_common())
 
@@ -364,11 +384,11 @@ def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
                  retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
                  fail_fast: bool=False) -> FetchSummary:
-    "Send each pending body (uid → TRAPI Query) with `protocol` on `concurrency` threads; store responses; record the ledger."
+    "Send the pending bodies (uid → TRAPI Query) with `protocol` on `concurrency` threads; store replies, record them."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
     todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
-    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)   # before the run is recorded
+    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)  # before the RunDir
     rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
     one = lambda u: _fetch_one(protocol, u, bodies[u], run_dir, names[u], ledger)
     with _recording_stops(rd, ledger, len(bodies)):
@@ -401,7 +421,8 @@ def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', u
                      mode: str|None=None) -> Endpoint:
     "The endpoint to use: `kind` of a configured target, optionally with another URL/mode, or an ad-hoc `url`."
     if target in config.targets: ep = replace(config.target(target).endpoint(kind, config.path/'targets.json'))
-    elif url: ep = Endpoint(url, {'fetch': None, 'fetch_unscored': [{'id': 'lookup'}], 'score': [{'id': 'score'}]}[kind])
+    elif url: ep = Endpoint(url, {'fetch': None, 'fetch_unscored': [{'id': 'lookup'}],
+                                  'score': [{'id': 'score'}]}[kind])
     else: config.target(target)                     # raises: unknown target, with suggestions
     if url: ep.url = url
     if mode: ep.mode = mode
@@ -444,8 +465,8 @@ def _fetch_params(benchmark: str, target: str, ep: Endpoint, unscored: bool, con
                   cfg: TranslatorConfig, options: dict, completion: str) -> dict:
     "The parameters a fetch run records in its manifest."
     return {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow,
-            'scored': not unscored, 'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries,
-            'config': str(cfg.path), 'trapi': ep.trapi, 'query_options': options,
+            'scored': not unscored, 'concurrency': concurrency, 'timeout': list(policy.timeout),
+            'retries': policy.retries, 'config': str(cfg.path), 'trapi': ep.trapi, 'query_options': options,
             **({'async_completion': completion} if ep.mode == 'async' else {})}
 
 # %% ../../nbs/12_translator.fetch.ipynb #bccc477d
@@ -458,12 +479,13 @@ def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, session: requests.Session
         yield Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ccc754ab
-def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, config: TranslatorConfig|str|os.PathLike|None=None,
-                    url: str|None=None, mode: str|None=None, unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None,
-                    run_id: str|None=None, new: bool=False, retry_failed: bool=False, limit: int|None=None,
-                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None,
-                    options: Mapping|None=None, trapi: str|None=None, completion: str='poll',
-                    listener: CallbackListener|None=None, fail_fast: bool=True) -> FetchSummary:
+def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
+                    config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
+                    unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None,
+                    new: bool=False, retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0,
+                    max_wait: float=600.0, session: requests.Session|None=None, options: Mapping|None=None,
+                    trapi: str|None=None, completion: str='poll', listener: CallbackListener|None=None,
+                    fail_fast: bool=True) -> FetchSummary:
     "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
@@ -489,9 +511,9 @@ def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str,
     return bodies
 
 # %% ../../nbs/12_translator.fetch.ipynb #e8dc0a44
-def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None, url: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None,
-              options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
+def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None,
+              url: str|None=None, concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False,
+              session=None, options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
@@ -499,8 +521,8 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
     ep = resolve_endpoint(cfg, target, 'score', url)
     bodies = _scoring_bodies(src, ep, options)
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
-    policy = policy or RetryPolicy()
-    params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}
+    params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow,
+              'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score',
-                            fail_fast=fail_fast)
+        return run_requests(bodies, Protocol(s, ep, policy or RetryPolicy()), out, params, concurrency, retry_failed,
+                            kind='translator-score', fail_fast=fail_fast)
