@@ -296,7 +296,7 @@ FAIL_FAST = 5
 def target_down_reason(o: Outcome) -> bool:
     "Whether a failed `Outcome` blames the target itself (down, wrong URL, not speaking JSON) rather than the query."
     if o.ok or o.reason.startswith('timeout'): return False
-    if o.http_status is None or 200 <= o.http_status < 300: return True     # no connection, or HTML with 200
+    if o.http_status is None or 200 <= o.http_status < 300: return True  # no connection, or HTML/garbage with 200
     return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
@@ -384,7 +384,7 @@ def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
                  retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
                  fail_fast: bool=False) -> FetchSummary:
-    "Send the pending bodies (uid → TRAPI Query) with `protocol` on `concurrency` threads; store replies, record them."
+    "Send each pending body (uid → query) with `protocol` on `concurrency` threads; store responses; record the ledger."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
     todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
