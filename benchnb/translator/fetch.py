@@ -344,11 +344,12 @@ def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: st
     ledger.record(uid, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **agents)
     return o
 
-# %% ../../nbs/12_translator.fetch.ipynb #faf22029
+# %% ../../nbs/12_translator.fetch.ipynb #aa8d1723
 def _target_down(protocol: Protocol, first: list[Outcome]):
     raise RunError(f"target looks down: the first {len(first)} queries all failed ({first[0].reason[:120]}); stopped, "
                    "nothing else sent (rerun to resume)", file=protocol.endpoint.url)
 
+# %% ../../nbs/12_translator.fetch.ipynb #0bf27df0
 def _send_all(one, todo: list[str], concurrency: int, fail_fast: bool, protocol: Protocol, desc: str):
     "Run `one` over `todo` on `concurrency` threads with a progress bar; `fail_fast`: stop if the target looks down."
     first, bar = [], progress(total=len(todo), desc=desc, unit='query')
@@ -443,7 +444,7 @@ def _fetch_endpoint(cfg: TranslatorConfig, target: str, unscored: bool, url: str
         raise TranslatorConfigError(msg, field='mode', value=ep.mode)
     return ep
 
-# %% ../../nbs/12_translator.fetch.ipynb #7401adbd
+# %% ../../nbs/12_translator.fetch.ipynb #bc4d04a1
 def _known_options(options: Mapping|None) -> dict:
     "The query options given, without the None ones; an unknown option raises."
     options = {k: v for k, v in (options or {}).items() if v is not None}
@@ -452,6 +453,7 @@ def _known_options(options: Mapping|None) -> dict:
         raise TranslatorConfigError(msg, field='options', value=unknown[0])
     return options
 
+# %% ../../nbs/12_translator.fetch.ipynb #7d4b3c10
 def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
     "`policy` (default: `RetryPolicy()`), warning when its read timeout is shorter than the query's `timeout`."
     policy = policy or RetryPolicy()
