@@ -91,7 +91,8 @@ def make_session(pool_size: int=10) -> requests.Session:
     "A `requests.Session` with a connection pool sized for `pool_size` threads (no urllib3 retries: we retry)."
     s = requests.Session()
     adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(pool_size, 1), max_retries=0)
-    s.mount('http://', adapter); s.mount('https://', adapter)
+    s.mount('http://', adapter)
+    s.mount('https://', adapter)
     s.headers.update({'Accept': 'application/json', 'User-Agent': 'benchnb-translator'})
     return s
 

@@ -45,7 +45,8 @@ def uid_filenames(uids: Iterable[str]) -> dict[str, str]:
     for u in uids:
         fn = uid_filename(u)
         if fn.casefold() in seen: fn = fn[:-5] + '~' + hashlib.sha1(u.encode()).hexdigest()[:8] + '.json'
-        seen.add(fn.casefold()); out[u] = fn
+        seen.add(fn.casefold())
+        out[u] = fn
     return out
 
 # %% ../../nbs/11_translator.queries.ipynb #8c7e8bc9
@@ -88,11 +89,12 @@ def build_queries(config: TranslatorConfig, benchmark: str, workflow: list[dict]
             if answer not in queries[uid].relevant: queries[uid].relevant.append(answer)
     return list(queries.values())
 
-# %% ../../nbs/11_translator.queries.ipynb #a605e514
+# %% ../../nbs/11_translator.queries.ipynb #2c019147
 def slot_curies(queries: Iterable[Query]) -> list[str]:
     "Every distinct slot CURIE of `queries`, first-seen order (what upstream sends to Node Normalizer)."
     return list(dict.fromkeys(c for q in queries for a in q.relevant for _, c in a))
 
+# %% ../../nbs/11_translator.queries.ipynb #380df486
 def normalizer_from_nodenorm(response: Mapping[str, Any]) -> dict[str, str]:
     "Equivalent identifier → input CURIE, from a `get_normalized_nodes` reply (later keys overwrite)."
     norm = {}
@@ -101,6 +103,7 @@ def normalizer_from_nodenorm(response: Mapping[str, Any]) -> dict[str, str]:
             if isinstance(eq, dict) and eq.get('identifier'): norm[eq['identifier']] = curie
     return norm
 
+# %% ../../nbs/11_translator.queries.ipynb #0215592f
 def identity_normalizer(curies: Iterable[str]) -> dict[str, str]:
     "The normalizer used offline: each truth CURIE maps to itself."
     return {c: c for c in curies}
