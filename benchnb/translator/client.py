@@ -39,11 +39,12 @@ class RetryPolicy:
     @property
     def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
 
-# %% ../../nbs/12a_translator.client.ipynb #fcd6a838
+# %% ../../nbs/12a_translator.client.ipynb #4b03c1cc
 def is_retryable(status: int|None) -> bool:
     "Whether an HTTP status (None = no response: connection error or timeout) is worth retrying."
     return status is None or status in (408, 429) or (500 <= status < 600 and status != 501)
 
+# %% ../../nbs/12a_translator.client.ipynb #bc733a9e
 NOT_RETRIED = {409: 'the target cannot meet the requested timeout (TRAPI 2.0 parameters.timeout)',
                413: 'request too large for the target', 501: 'not implemented by the target'}
 
@@ -52,6 +53,7 @@ def http_failure_reason(status: int, text: str='') -> str:
     hint = f" ({NOT_RETRIED[status]}; not retried)" if status in NOT_RETRIED else ''
     return f"HTTP {status}{hint}: {text[:200]}"
 
+# %% ../../nbs/12a_translator.client.ipynb #25940178
 def retry_after_seconds(value: str|None) -> float|None:
     "A `Retry-After` header in seconds (delta-seconds or HTTP-date), or None."
     if not value: return None
@@ -60,13 +62,15 @@ def retry_after_seconds(value: str|None) -> float|None:
     try: return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
     except (TypeError, ValueError): return None
 
-def retry_delay(policy: RetryPolicy, attempt: int, status: int|None=None, retry_after: str|None=None, rng=random) -> float:
+# %% ../../nbs/12a_translator.client.ipynb #1fb36eaf
+def retry_delay(policy: RetryPolicy, attempt: int, status: int|None=None, retry_after: str|None=None,
+                rng=random) -> float:
     "Seconds to wait before retry number `attempt` (1-based)."
     ra = retry_after_seconds(retry_after) if status in (429, 503) else None
     if ra is not None: return min(ra, policy.max_retry_after)
     return min(policy.backoff * 2 ** (attempt - 1), policy.max_backoff) * (1 + policy.jitter * rng.random())
 
-# %% ../../nbs/12a_translator.client.ipynb #4f831060
+# %% ../../nbs/12a_translator.client.ipynb #e670c937
 @dataclass
 class Outcome:
     "What happened to one request (after retries)."
@@ -82,38 +86,56 @@ class Outcome:
         "The ledger fields (everything but the response)."
         return {k: v for k, v in asdict(self).items() if k not in ('ok', 'response')}
 
+# %% ../../nbs/12a_translator.client.ipynb #d8c496c8
 def make_session(pool_size: int=10) -> requests.Session:
     "A `requests.Session` with a connection pool sized for `pool_size` threads (no urllib3 retries: we retry)."
     s = requests.Session()
     adapter = HTTPAdapter(pool_connections=4, pool_maxsize=max(pool_size, 1), max_retries=0)
-    s.mount('http://', adapter); s.mount('https://', adapter)
+    s.mount('http://', adapter)
+    s.mount('https://', adapter)
     s.headers.update({'Accept': 'application/json', 'User-Agent': 'benchnb-translator'})
     return s
 
-# %% ../../nbs/12a_translator.client.ipynb #ef4d6730
-def request_json(session: requests.Session, method: str, url: str, body: Any=None, policy: RetryPolicy|None=None) -> Outcome:
+# %% ../../nbs/12a_translator.client.ipynb #7640b05f
+def _read_reply(r: requests.Response) -> tuple[bool, Any, str]:
+    "(ok, parsed body, reason) of one HTTP reply."
+    if 200 <= r.status_code < 300:
+        try: return True, r.json(), 'ok'
+        except ValueError: return False, None, 'invalid JSON in the response body'
+    return False, None, http_failure_reason(r.status_code, r.text)
+
+# %% ../../nbs/12a_translator.client.ipynb #1403d6a0
+def _no_reply_reason(e: requests.RequestException) -> str:
+    "The ledger reason for a request that got no reply (timeout or connection error)."
+    if isinstance(e, requests.Timeout): return f"timeout: {type(e).__name__}"
+    return f"connection error: {type(e).__name__}: {str(e)[:200]}"
+
+# %% ../../nbs/12a_translator.client.ipynb #b8f5449a
+def _send_once(session: requests.Session, method: str, url: str, body: Any, policy: RetryPolicy) -> tuple:
+    "One attempt of a JSON request: (ok, response, reason, HTTP status, bytes, Retry-After)."
+    try:
+        r = session.request(method, url, json=body, timeout=policy.timeout)
+        status, size, retry_after = r.status_code, len(r.content), r.headers.get('Retry-After')
+        return (*_read_reply(r), status, size, retry_after)
+    except requests.RequestException as e: return False, None, _no_reply_reason(e), None, None, None
+
+# %% ../../nbs/12a_translator.client.ipynb #78bbece8
+def request_json(session: requests.Session, method: str, url: str, body: Any=None,
+                 policy: RetryPolicy|None=None) -> Outcome:
     "Send one JSON request with timeouts and retries; return its `Outcome`."
     policy, t0, status, reason, size = policy or RetryPolicy(), time.perf_counter(), None, '', 0
     for attempt in range(1, policy.retries + 2):
-        retry_after = None
-        try:
-            r = session.request(method, url, json=body, timeout=policy.timeout)
-            status, size, retry_after = r.status_code, len(r.content), r.headers.get('Retry-After')
-            if 200 <= status < 300:
-                try: return Outcome(True, r.json(), 'ok', attempt, status, time.perf_counter() - t0, size)
-                except ValueError: reason = 'invalid JSON in the response body'
-            else: reason = http_failure_reason(status, r.text)
-            if 200 <= status < 300 or is_retryable(status): pass
-            else: return Outcome(False, None, reason, attempt, status, time.perf_counter() - t0, size)
-        except requests.Timeout as e: status, reason = None, f"timeout: {type(e).__name__}"
-        except requests.RequestException as e: status, reason = None, f"connection error: {type(e).__name__}: {str(e)[:200]}"
+        ok, response, reason, status, n, retry_after = _send_once(session, method, url, body, policy)
+        size = size if n is None else n
+        if ok or not (is_retryable(status) or 200 <= status < 300):
+            return Outcome(ok, response, reason, attempt, status, time.perf_counter() - t0, size)
         if attempt <= policy.retries:
             delay = retry_delay(policy, attempt, status, retry_after)
             log.info("%s %s: %s; retry %d in %.2f s", method, url, reason, attempt, delay)
             policy.sleep(delay)
     return Outcome(False, None, reason, policy.retries + 1, status, time.perf_counter() - t0, size)
 
-# %% ../../nbs/12a_translator.client.ipynb #fe3ed47f
+# %% ../../nbs/12a_translator.client.ipynb #10a1f796
 LEDGER_FILE = 'ledger.jsonl'       # a fetch run's per-query record (see translator.fetch)
 
 def _get(d: Any, *keys) -> Any:
@@ -124,12 +146,15 @@ def _get(d: Any, *keys) -> Any:
 
 def extract_message(response: Any) -> dict:
     "The TRAPI message of a response (plain or ARS form); `{}` when absent or null."
-    msg = _get(response, 'message') if isinstance(response, dict) and 'message' in response else _get(response, 'fields', 'data', 'message')
+    if isinstance(response, dict) and 'message' in response: msg = _get(response, 'message')
+    else: msg = _get(response, 'fields', 'data', 'message')
     return msg if isinstance(msg, dict) else {}
 
+# %% ../../nbs/12a_translator.client.ipynb #a1d343e9
 def is_failure_marker(response: Any) -> bool:
     "True for upstream's stored failure (`\"benchmarks\": \"Fetch request failed 3 times.\"`) instead of a response."
-    return isinstance(response, dict) and isinstance(response.get('benchmarks'), str) and 'fail' in response['benchmarks'].lower()
+    if not isinstance(response, dict) or not isinstance(response.get('benchmarks'), str): return False
+    return 'fail' in response['benchmarks'].lower()
 
 # %% ../../nbs/12a_translator.client.ipynb #b1f9bc0f
 NODENORM_URL = 'https://nodenormalization-sri.renci.org/get_normalized_nodes'
@@ -150,23 +175,29 @@ class NodeNormClient:
                 try: self.cache.update(json.loads(line))
                 except json.JSONDecodeError: pass
 
-# %% ../../nbs/12a_translator.client.ipynb #e8ffac71
+# %% ../../nbs/12a_translator.client.ipynb #8c14e10e
+@fastcore_patch
+def _post_batch(self: NodeNormClient, batch: list[str]):
+    "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
+    o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
+    if not o.ok or not isinstance(o.response, dict):
+        why = o.reason or 'reply is not an object'
+        raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {why} "
+                       "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
+    got = {c: o.response.get(c) for c in batch}
+    self.cache.update(got)
+    self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+    with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
+
+# %% ../../nbs/12a_translator.client.ipynb #a2a8c650
 @fastcore_patch
 def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
     "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
     missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
-    for i in range(0, len(missing), self.batch_size):
-        batch = missing[i:i + self.batch_size]
-        o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
-        if not o.ok or not isinstance(o.response, dict):
-            raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {o.reason or 'reply is not an object'} "
-                           "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
-        got = {c: o.response.get(c) for c in batch}
-        self.cache.update(got)
-        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
+    for i in range(0, len(missing), self.batch_size): self._post_batch(missing[i:i + self.batch_size])
     return {c: self.cache[c] for c in dict.fromkeys(curies)}
 
+# %% ../../nbs/12a_translator.client.ipynb #5f6d935d
 @fastcore_patch
 def normalizer(self: NodeNormClient, curies: Sequence[str]) -> dict[str, str]:
     "Upstream's normalizer (equivalent id → input CURIE) for `curies`."

@@ -9,12 +9,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastcore.basics import patch as fastcore_patch
+
 from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
 __all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_utf8',
-           'read_json', 'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target',
-           'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
+           'read_json', 'read_tsv', 'Template', 'pinned', 'unpinned', 'check_template', 'Source', 'load_source',
+           'Endpoint', 'Target', 'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks',
+           'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')
@@ -42,7 +45,28 @@ def read_json(path: str|os.PathLike) -> Any:
     except json.JSONDecodeError as e:
         raise TranslatorConfigError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", file=path) from None
 
-# %% ../../nbs/10_translator.config.ipynb #3a615afe
+# %% ../../nbs/10_translator.config.ipynb #fec549f3
+def _check_header(header: list[str], path: Path):
+    "Raise on an empty or a duplicate column name in the header of a data table."
+    for i, h in enumerate(header):
+        if not h:
+            raise TranslatorConfigError(f"empty column name in the header (column {i+1})", file=path, field='header')
+        if h in header[:i]:
+            raise TranslatorConfigError("duplicate column name in the header", file=path, field='header', value=h)
+
+# %% ../../nbs/10_translator.config.ipynb #2665c9d9
+def _table_rows(header: list[str], lines: list[tuple[int, list[str]]], path: Path) -> list[dict[str, str]]:
+    "The data rows as dicts (file order); a blank or ragged line raises naming its number."
+    rows = []
+    for n, row in lines:
+        if not row: raise TranslatorConfigError("empty row", file=path, field=f"line {n}")
+        if len(row) != len(header):
+            msg = f"row has {len(row)} fields but the header has {len(header)}"
+            raise TranslatorConfigError(msg, file=path, field=f"line {n}")
+        rows.append(dict(zip(header, row)))
+    return rows
+
+# %% ../../nbs/10_translator.config.ipynb #73f7b7d2
 def read_tsv(path: str|os.PathLike) -> tuple[list[str], list[dict[str, str]]]:
     "Header and rows (dicts, file order) of a tab-separated file; CRLF accepted, ragged or blank rows rejected."
     path = Path(path)
@@ -52,18 +76,10 @@ def read_tsv(path: str|os.PathLike) -> tuple[list[str], list[dict[str, str]]]:
     while lines and not lines[-1][1]: lines.pop()            # trailing blank lines
     if not lines: raise TranslatorConfigError("empty file: a header row is required", file=path)
     header = [h.strip() for h in lines[0][1]]
-    for i, h in enumerate(header):
-        if not h: raise TranslatorConfigError(f"empty column name in the header (column {i+1})", file=path, field='header')
-        if h in header[:i]: raise TranslatorConfigError("duplicate column name in the header", file=path, field='header', value=h)
-    rows = []
-    for n, row in lines[1:]:
-        if not row: raise TranslatorConfigError("empty row", file=path, field=f"line {n}")
-        if len(row) != len(header):
-            raise TranslatorConfigError(f"row has {len(row)} fields but the header has {len(header)}", file=path, field=f"line {n}")
-        rows.append(dict(zip(header, row)))
-    return header, rows
+    _check_header(header, path)
+    return header, _table_rows(header, lines[1:], path)
 
-# %% ../../nbs/10_translator.config.ipynb #72382c4b
+# %% ../../nbs/10_translator.config.ipynb #77cc7152
 @dataclass
 class Template:
     "A TRAPI query template: its name, file and message (with `message.query_graph`)."
@@ -73,39 +89,65 @@ class Template:
 
     @property
     def query_graph(self) -> dict: return self.message['message']['query_graph']
-    @property
-    def pinned(self) -> list[str]:
-        "qnode ids with `ids: []`, in template order."
-        return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
-    @property
-    def unpinned(self) -> list[str]:
-        "qnode ids without `ids`, in template order."
-        return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
 
-# %% ../../nbs/10_translator.config.ipynb #a16fb03c
+# %% ../../nbs/10_translator.config.ipynb #e523965d
+@fastcore_patch(as_prop=True)
+def pinned(self: Template) -> list[str]:
+    "qnode ids with `ids: []`, in template order."
+    return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
+
+# %% ../../nbs/10_translator.config.ipynb #3a3fbe58
+@fastcore_patch(as_prop=True)
+def unpinned(self: Template) -> list[str]:
+    "qnode ids without `ids`, in template order."
+    return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
+
+# %% ../../nbs/10_translator.config.ipynb #1cba8685
+_TEMPLATE_SHAPE = '{"message": {"query_graph": {"nodes": {...}, "edges": {...}}}}'
+
 def _need(obj, key, kind, path, where):
+    "`obj[key]`, which must be present and a JSON object (`kind=dict`) or list; else an error at `where`."
     if not isinstance(obj, dict) or key not in obj:
-        raise TranslatorConfigError(f"missing key {key!r}: a template is {{\"message\": {{\"query_graph\": {{\"nodes\": {{...}}, \"edges\": {{...}}}}}}}}", file=path, field=where)
+        raise TranslatorConfigError(f"missing key {key!r}: a template is {_TEMPLATE_SHAPE}", file=path, field=where)
     if not isinstance(obj[key], kind):
-        raise TranslatorConfigError(f"must be a JSON {'object' if kind is dict else 'list'}", file=path, field=f"{where}.{key}".lstrip('.'), value=obj[key])
+        msg = f"must be a JSON {'object' if kind is dict else 'list'}"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.{key}".lstrip('.'), value=obj[key])
     return obj[key]
 
-def check_template(obj: Any, path: Path) -> Template:
-    "Validate a parsed template (a TRAPI query graph with pinned/unpinned qnodes) and wrap it."
-    qg = _need(_need(obj, 'message', dict, path, ''), 'query_graph', dict, path, 'message')
-    nodes, edges = _need(qg, 'nodes', dict, path, 'message.query_graph'), _need(qg, 'edges', dict, path, 'message.query_graph')
-    if not nodes: raise TranslatorConfigError("the query graph has no nodes", file=path, field='message.query_graph.nodes')
+# %% ../../nbs/10_translator.config.ipynb #569651dd
+_PINNED_RULE = 'a pinned qnode has "ids": [] (filled from data.tsv); an unpinned one has no "ids" key'
+
+def _check_qnodes(nodes: dict, path: Path):
+    "Raise on a qnode that is not an object or whose `ids` is anything but `[]`."
     for q, node in nodes.items():
         where = f"message.query_graph.nodes.{q}"
-        if not isinstance(node, dict): raise TranslatorConfigError("a qnode must be a JSON object", file=path, field=where, value=node)
+        if not isinstance(node, dict):
+            raise TranslatorConfigError("a qnode must be a JSON object", file=path, field=where, value=node)
         if 'ids' in node and node['ids'] != []:
-            raise TranslatorConfigError("a pinned qnode has \"ids\": [] (filled from data.tsv); an unpinned one has no \"ids\" key", file=path, field=f"{where}.ids", value=node['ids'])
+            raise TranslatorConfigError(_PINNED_RULE, file=path, field=f"{where}.ids", value=node['ids'])
+
+# %% ../../nbs/10_translator.config.ipynb #059c9701
+def _check_edges(edges: dict, nodes: dict, path: Path):
+    "Raise on an edge whose `subject` or `object` is not a qnode of `nodes`."
     for e, edge in edges.items():
         for end in ('subject', 'object'):
             if not isinstance(edge, dict) or edge.get(end) not in nodes:
-                raise TranslatorConfigError(f"edge {end} must name a qnode ({', '.join(nodes)})", file=path, field=f"message.query_graph.edges.{e}.{end}", value=edge.get(end) if isinstance(edge, dict) else edge)
+                value = edge.get(end) if isinstance(edge, dict) else edge
+                raise TranslatorConfigError(f"edge {end} must name a qnode ({', '.join(nodes)})", file=path,
+                                            field=f"message.query_graph.edges.{e}.{end}", value=value)
+
+# %% ../../nbs/10_translator.config.ipynb #ed8ffdb1
+def check_template(obj: Any, path: Path) -> Template:
+    "Validate a parsed template (a TRAPI query graph with pinned/unpinned qnodes) and wrap it."
+    qg = _need(_need(obj, 'message', dict, path, ''), 'query_graph', dict, path, 'message')
+    nodes = _need(qg, 'nodes', dict, path, 'message.query_graph')
+    edges = _need(qg, 'edges', dict, path, 'message.query_graph')
+    where = 'message.query_graph.nodes'
+    if not nodes: raise TranslatorConfigError("the query graph has no nodes", file=path, field=where)
+    _check_qnodes(nodes, path)
+    _check_edges(edges, nodes, path)
     t = Template(Path(path).stem, Path(path), obj)
-    if not t.pinned: raise TranslatorConfigError("no pinned qnode (one with \"ids\": [])", file=path, field='message.query_graph.nodes')
+    if not t.pinned: raise TranslatorConfigError("no pinned qnode (one with \"ids\": [])", file=path, field=where)
     return t
 
 # %% ../../nbs/10_translator.config.ipynb #4efd8aee
@@ -127,31 +169,43 @@ class Source:
         pinned = set(self.templates[template].pinned)
         return [c for c in self.columns if c in pinned]
 
-# %% ../../nbs/10_translator.config.ipynb #2834b0cb
-def _check_against_table(src: Source, t: Template):
-    for q in t.pinned:
-        if q not in src.columns:
-            raise TranslatorConfigError(f"pinned qnode {q!r} has no data.tsv column of that name (columns: {', '.join(src.columns)})", file=t.path, field=f"message.query_graph.nodes.{q}")
-    if not src.slots(t.name):
-        raise TranslatorConfigError(f"no answer slot: no unpinned qnode is a data.tsv column (unpinned: {', '.join(t.unpinned) or 'none'})", file=t.path, field='message.query_graph.nodes')
+# %% ../../nbs/10_translator.config.ipynb #618d9aaf
+def _check_cells(src: Source, t: Template):
+    "Raise on an empty cell in a pinned or slot column of template `t` (naming its data.tsv line)."
     for i, row in enumerate(src.rows):
         for c in src.pinned_columns(t.name) + src.slots(t.name):
-            if not row[c].strip(): raise TranslatorConfigError(f"empty CURIE in column {c!r} (used by template {t.name!r})", file=src.path/'data.tsv', field=f"line {i+2}")
+            if not row[c].strip():
+                msg = f"empty CURIE in column {c!r} (used by template {t.name!r})"
+                raise TranslatorConfigError(msg, file=src.path/'data.tsv', field=f"line {i+2}")
 
+# %% ../../nbs/10_translator.config.ipynb #8c19606c
+def _check_against_table(src: Source, t: Template):
+    "Raise unless every pinned qnode of `t` and at least one unpinned one are columns, with no empty cells."
+    for q in t.pinned:
+        if q not in src.columns:
+            msg = f"pinned qnode {q!r} has no data.tsv column of that name (columns: {', '.join(src.columns)})"
+            raise TranslatorConfigError(msg, file=t.path, field=f"message.query_graph.nodes.{q}")
+    if not src.slots(t.name):
+        msg = f"no answer slot: no unpinned qnode is a data.tsv column (unpinned: {', '.join(t.unpinned) or 'none'})"
+        raise TranslatorConfigError(msg, file=t.path, field='message.query_graph.nodes')
+    _check_cells(src, t)
+
+# %% ../../nbs/10_translator.config.ipynb #81b72f5a
 def load_source(path: str|os.PathLike) -> Source:
     "Load and validate a source folder (`data.tsv` + `templates/*.json`)."
     path = Path(path)
     if not path.is_dir(): raise TranslatorConfigError("source directory not found", file=path)
     columns, rows = read_tsv(path/'data.tsv')
     if not rows: raise TranslatorConfigError("no data rows (only a header)", file=path/'data.tsv')
-    if not (path/'templates').is_dir(): raise TranslatorConfigError("templates directory not found", file=path/'templates')
+    tdir = path/'templates'
+    if not tdir.is_dir(): raise TranslatorConfigError("templates directory not found", file=tdir)
     src = Source(path.name, path, columns, rows)
-    for tp in sorted((path/'templates').glob('*.json')):
+    for tp in sorted(tdir.glob('*.json')):
         src.templates[tp.stem] = t = check_template(read_json(tp), tp)
         _check_against_table(src, t)
     return src
 
-# %% ../../nbs/10_translator.config.ipynb #8b0164cd
+# %% ../../nbs/10_translator.config.ipynb #3c1d866f
 ENDPOINTS = ('fetch', 'fetch_unscored', 'score')
 MODES = ('sync', 'async', 'ars')
 QUERY_OPTIONS = ('timeout', 'log_level', 'bypass_cache')   # top level in TRAPI 1.x; in Query.parameters in TRAPI 2.0
@@ -165,6 +219,7 @@ class Endpoint:
     mode: str = 'sync'
     trapi: str = '1.5'                # TRAPI version the endpoint speaks ('2.0': options go in Query.parameters)
 
+# %% ../../nbs/10_translator.config.ipynb #a3559c66
 @dataclass
 class Target:
     "A reasoner (ARA, KP or the ARS) with its endpoints."
@@ -176,42 +231,95 @@ class Target:
     def endpoint(self, kind: str='fetch', file=None) -> Endpoint:
         "The `kind` endpoint, or an error saying the target lacks it."
         ep = getattr(self, kind, None)
-        if ep is None: raise TranslatorConfigError(f"target {self.name!r} has no {kind!r} entry", file=file, field=f"{self.name}.{kind}")
+        if ep is None:
+            msg = f"target {self.name!r} has no {kind!r} entry"
+            raise TranslatorConfigError(msg, file=file, field=f"{self.name}.{kind}")
         return ep
 
-# %% ../../nbs/10_translator.config.ipynb #08b03a39
+# %% ../../nbs/10_translator.config.ipynb #cab5199d
+def _endpoint_url(d: dict, path: Path, where: str) -> str:
+    "The `url` of endpoint entry `d`; it must start with http:// or https://."
+    url = d.get('url')
+    if not isinstance(url, str) or not url.startswith(('http://', 'https://')):
+        msg = "missing or invalid URL (must start with http:// or https://)"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.url", value=url)
+    return url
+
+# %% ../../nbs/10_translator.config.ipynb #097197af
+def _endpoint_workflow(d: dict, path: Path, where: str) -> list[dict]|None:
+    "The optional `workflow` of endpoint entry `d`: None or a list of `{\"id\": ...}` operations."
+    wf = d.get('workflow')
+    is_op = lambda op: isinstance(op, dict) and isinstance(op.get('id'), str)
+    if wf is not None and not (isinstance(wf, list) and all(map(is_op, wf))):
+        msg = "workflow must be a list of {\"id\": ...} operations"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.workflow", value=wf)
+    return wf
+
+# %% ../../nbs/10_translator.config.ipynb #fe9dba8d
+def _endpoint_mode(d: dict, name: str, path: Path, where: str) -> str:
+    "The `mode` of endpoint entry `d` (default: `ars` for the target named `ars`, else `sync`)."
+    mode = d.get('mode', 'ars' if name == 'ars' else 'sync')
+    if mode not in MODES:
+        msg = f"mode must be one of {', '.join(MODES)}"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.mode", value=mode)
+    return mode
+
+# %% ../../nbs/10_translator.config.ipynb #53b346da
+def _endpoint_trapi(d: dict, trapi: str, path: Path, where: str) -> str:
+    "The TRAPI version of endpoint entry `d` (default `trapi`, the target's)."
+    trapi = d.get('trapi', trapi)
+    if not isinstance(trapi, str) or not re.fullmatch(r'[12]\.\d+(\.\d+)?(-[\w.]+)?', trapi):
+        msg = 'trapi must be a TRAPI version string such as "1.5" or "2.0"'
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.trapi", value=trapi)
+    return trapi
+
+# %% ../../nbs/10_translator.config.ipynb #0fd08e92
 def check_endpoint(name: str, kind: str, d: Any, path: Path, trapi: str='1.5') -> Endpoint:
     "Validate one endpoint entry of targets.json."
     where = f"{name}.{kind}"
-    if not isinstance(d, dict): raise TranslatorConfigError("must be a JSON object with a \"url\"", file=path, field=where, value=d)
-    url = d.get('url')
-    if not isinstance(url, str) or not url.startswith(('http://', 'https://')):
-        raise TranslatorConfigError("missing or invalid URL (must start with http:// or https://)", file=path, field=f"{where}.url", value=url)
-    wf = d.get('workflow')
-    if wf is not None and not (isinstance(wf, list) and all(isinstance(op, dict) and isinstance(op.get('id'), str) for op in wf)):
-        raise TranslatorConfigError("workflow must be a list of {\"id\": ...} operations", file=path, field=f"{where}.workflow", value=wf)
-    mode = d.get('mode', 'ars' if name == 'ars' else 'sync')
-    if mode not in MODES: raise TranslatorConfigError(f"mode must be one of {', '.join(MODES)}", file=path, field=f"{where}.mode", value=mode)
-    trapi = d.get('trapi', trapi)
-    if not isinstance(trapi, str) or not re.fullmatch(r'[12]\.\d+(\.\d+)?(-[\w.]+)?', trapi):
-        raise TranslatorConfigError('trapi must be a TRAPI version string such as "1.5" or "2.0"', file=path, field=f"{where}.trapi", value=trapi)
-    return Endpoint(url, wf, mode, trapi)
+    if not isinstance(d, dict):
+        raise TranslatorConfigError("must be a JSON object with a \"url\"", file=path, field=where, value=d)
+    url = _endpoint_url(d, path, where)
+    wf = _endpoint_workflow(d, path, where)
+    mode = _endpoint_mode(d, name, path, where)
+    return Endpoint(url, wf, mode, _endpoint_trapi(d, trapi, path, where))
 
+# %% ../../nbs/10_translator.config.ipynb #11bfa317
+def _target_endpoints(name: str, entry: Any, path: Path) -> dict:
+    "The endpoint entries of target `name` (all but `trapi`); an empty entry or an unknown key raises."
+    if not isinstance(entry, dict) or not entry:
+        msg = f"a target is an object with any of {', '.join(ENDPOINTS)}"
+        raise TranslatorConfigError(msg, file=path, field=name, value=entry)
+    unknown = [k for k in entry if k not in ENDPOINTS + ('trapi',)]
+    if unknown:
+        msg = f"unknown entry (expected {', '.join(ENDPOINTS)} or trapi)"
+        raise TranslatorConfigError(msg, file=path, field=f"{name}.{unknown[0]}")
+    eps = {k: v for k, v in entry.items() if k != 'trapi'}
+    if not eps:
+        msg = f"a target needs at least one of {', '.join(ENDPOINTS)}"
+        raise TranslatorConfigError(msg, file=path, field=name, value=entry)
+    return eps
+
+# %% ../../nbs/10_translator.config.ipynb #68e26cc3
 def check_targets(obj: Any, path: Path) -> dict[str, Target]:
     "Validate the parsed targets.json."
-    if not isinstance(obj, dict): raise TranslatorConfigError("must be a JSON object {target: {fetch: {url, workflow?}, ...}}", file=path)
+    if not isinstance(obj, dict):
+        raise TranslatorConfigError("must be a JSON object {target: {fetch: {url, workflow?}, ...}}", file=path)
     targets = {}
     for name, entry in obj.items():
-        if not isinstance(entry, dict) or not entry:
-            raise TranslatorConfigError(f"a target is an object with any of {', '.join(ENDPOINTS)}", file=path, field=name, value=entry)
-        unknown = [k for k in entry if k not in ENDPOINTS + ('trapi',)]
-        if unknown: raise TranslatorConfigError(f"unknown entry (expected {', '.join(ENDPOINTS)} or trapi)", file=path, field=f"{name}.{unknown[0]}")
-        eps = {k: v for k, v in entry.items() if k != 'trapi'}
-        if not eps: raise TranslatorConfigError(f"a target needs at least one of {', '.join(ENDPOINTS)}", file=path, field=name, value=entry)
-        targets[name] = Target(name, **{k: check_endpoint(name, k, v, path, entry.get('trapi', '1.5')) for k, v in eps.items()})
+        eps = _target_endpoints(name, entry, path)
+        trapi = entry.get('trapi', '1.5')
+        targets[name] = Target(name, **{k: check_endpoint(name, k, v, path, trapi) for k, v in eps.items()})
     return targets
 
-# %% ../../nbs/10_translator.config.ipynb #aca8ba44
+# %% ../../nbs/10_translator.config.ipynb #050d8679
+def _unknown(kind, name, known, file):
+    "Raise: `name` is no known `kind`; the message lists the known ones and suggests the closest."
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ''
+    raise TranslatorConfigError(f"unknown {kind} (known: {', '.join(known)})" + hint, file=file, field=kind, value=name)
+
+# %% ../../nbs/10_translator.config.ipynb #fee3b8a7
 @dataclass
 class TranslatorConfig:
     "A loaded, validated config directory."
@@ -230,35 +338,54 @@ class TranslatorConfig:
         if name not in self.targets: _unknown('target', name, self.targets, self.path/'targets.json')
         return self.targets[name]
 
-def _unknown(kind, name, known, file):
-    close = difflib.get_close_matches(name, list(known), n=1)
-    raise TranslatorConfigError(f"unknown {kind} (known: {', '.join(known)})" + (f"; did you mean {close[0]!r}?" if close else ''), file=file, field=kind, value=name)
+# %% ../../nbs/10_translator.config.ipynb #f702e8f2
+def _benchmark_source(e: Any, where: str, path: Path, root: Path, sources: dict[str, Source]) -> Source:
+    "The source a benchmarks.json entry names (loaded into `sources` the first time); a bad entry raises."
+    if not isinstance(e, dict) or not isinstance(e.get('source'), str):
+        raise TranslatorConfigError("missing \"source\" (a source directory name)", file=path, field=f"{where}.source")
+    if not isinstance(e.get('templates'), list) or not e['templates']:
+        msg = "\"templates\" must be a non-empty list of template names"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.templates", value=e.get('templates'))
+    if not (root/e['source']).is_dir():
+        msg = f"unknown source: no directory {root/e['source']}"
+        raise TranslatorConfigError(msg, file=path, field=f"{where}.source", value=e['source'])
+    return sources.get(e['source']) or sources.setdefault(e['source'], load_source(root/e['source']))
 
-# %% ../../nbs/10_translator.config.ipynb #8eb340a1
+# %% ../../nbs/10_translator.config.ipynb #3e2f56b9
+def _benchmark_pairs(e: dict, src: Source, where: str, path: Path) -> list[tuple[str, str]]:
+    "The (source, template) pairs of a benchmarks.json entry; each template must be one of `src`."
+    pairs = []
+    for t in e['templates']:
+        if t not in src.templates:
+            msg = f"unknown template: no {src.path/'templates'/(str(t)+'.json')} (known: {', '.join(src.templates)})"
+            raise TranslatorConfigError(msg, file=path, field=f"{where}.templates", value=t)
+        pairs.append((e['source'], t))
+    return pairs
+
+# %% ../../nbs/10_translator.config.ipynb #26e5725a
 def check_benchmarks(obj: Any, path: Path, root: Path, sources: dict[str, Source]) -> dict[str, list[tuple[str, str]]]:
     "Validate benchmarks.json, loading each source it names into `sources`."
-    if not isinstance(obj, dict) or not obj: raise TranslatorConfigError("must be a non-empty JSON object {benchmark: [{source, templates}, ...]}", file=path)
+    if not isinstance(obj, dict) or not obj:
+        msg = "must be a non-empty JSON object {benchmark: [{source, templates}, ...]}"
+        raise TranslatorConfigError(msg, file=path)
     out = {}
     for name, entries in obj.items():
-        if not isinstance(entries, list) or not entries: raise TranslatorConfigError("must be a non-empty list of {source, templates}", file=path, field=name, value=entries)
+        if not isinstance(entries, list) or not entries:
+            msg = "must be a non-empty list of {source, templates}"
+            raise TranslatorConfigError(msg, file=path, field=name, value=entries)
         out[name] = []
         for i, e in enumerate(entries):
             where = f"{name}[{i}]"
-            if not isinstance(e, dict) or not isinstance(e.get('source'), str): raise TranslatorConfigError("missing \"source\" (a source directory name)", file=path, field=f"{where}.source")
-            if not isinstance(e.get('templates'), list) or not e['templates']: raise TranslatorConfigError("\"templates\" must be a non-empty list of template names", file=path, field=f"{where}.templates", value=e.get('templates'))
-            if not (root/e['source']).is_dir(): raise TranslatorConfigError(f"unknown source: no directory {root/e['source']}", file=path, field=f"{where}.source", value=e['source'])
-            src = sources.get(e['source']) or sources.setdefault(e['source'], load_source(root/e['source']))
-            for t in e['templates']:
-                if t not in src.templates: raise TranslatorConfigError(f"unknown template: no {src.path/'templates'/(str(t)+'.json')} (known: {', '.join(src.templates)})", file=path, field=f"{where}.templates", value=t)
-                out[name].append((e['source'], t))
+            out[name] += _benchmark_pairs(e, _benchmark_source(e, where, path, root, sources), where, path)
     return out
 
-# %% ../../nbs/10_translator.config.ipynb #0bdf5b04
+# %% ../../nbs/10_translator.config.ipynb #2adefa4b
 def load_config(path: str|os.PathLike|None=None) -> TranslatorConfig:
     "Load and validate a config directory (default: the shipped one)."
     root = Path(path) if path is not None else default_config_dir()
     if not root.is_dir(): raise TranslatorConfigError("config directory not found", file=root)
     sources = {}
     benchmarks = check_benchmarks(read_json(root/'benchmarks.json'), root/'benchmarks.json', root, sources)
-    targets = check_targets(read_json(root/'targets.json'), root/'targets.json') if (root/'targets.json').exists() else {}
+    tf = root/'targets.json'
+    targets = check_targets(read_json(tf), tf) if tf.exists() else {}
     return TranslatorConfig(root, sources, benchmarks, targets)

@@ -14,19 +14,20 @@ from fastcore.basics import patch as fastcore_patch
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, write_json
-from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError, load_config
+from .config import (LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError,
+                                       load_config)
 from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'Protocol', 'asyncquery', 'ars', 'agent_dir_name', 'CallbackListener', 'receive', 'wait', 'start',
-           'stop', 'await_callback', 'choose_run_dir', 'target_down_reason', 'probe_target', 'FetchSummary',
-           'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
+__all__ = ['log', 'FAIL_FAST', 'Protocol', 'asyncquery', 'agent_dir_name', 'ars', 'CallbackListener', 'url', 'forget', 'receive',
+           'wait', 'start', 'stop', 'await_callback', 'choose_run_dir', 'target_down_reason', 'probe_target',
+           'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
 
-# %% ../../nbs/12_translator.fetch.ipynb #45a96382
+# %% ../../nbs/12_translator.fetch.ipynb #31c60448
 @dataclass
 class Protocol:
     "How to get one query's response(s) from an endpoint."
@@ -39,65 +40,61 @@ class Protocol:
     completion: str = 'poll'          # async: 'poll' the status, or wait for the target to POST to `listener`
     listener: Any = None              # a started CallbackListener (completion='callback')
 
-    def __call__(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
-        "(outcome, {sub-directory: response}); '' is the run directory itself."
-        if self.endpoint.mode == 'ars': return self.ars(body)
-        o = self.asyncquery(body) if self.endpoint.mode == 'async' else request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
-        return o, ({'': o.response} if o.ok else {})
+# %% ../../nbs/12_translator.fetch.ipynb #0bee9b45
+@fastcore_patch
+def __call__(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
+    "(outcome, {sub-directory: response}); '' is the run directory itself."
+    if self.endpoint.mode == 'ars': return self.ars(body)
+    if self.endpoint.mode == 'async': o = self.asyncquery(body)
+    else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
+    return o, ({'': o.response} if o.ok else {})
 
-# %% ../../nbs/12_translator.fetch.ipynb #003ada0a
+# %% ../../nbs/12_translator.fetch.ipynb #4a11e68b
+def _no_job(sub: Outcome, why: str) -> Outcome:
+    "A failed Outcome for a submission that started no job: the submission's own failure reason, else `why`."
+    return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else why)
+
+# %% ../../nbs/12_translator.fetch.ipynb #a851c1b7
+@fastcore_patch
+def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None]:
+    "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
+    deadline = time.monotonic() + self.max_wait
+    while True:
+        st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
+        status = (st.response or {}).get('status') if st.ok else None
+        if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: return st, status
+        self.policy.sleep(self.poll_interval)
+
+# %% ../../nbs/12_translator.fetch.ipynb #18d21fbd
+@fastcore_patch
+def _async_result(self: Protocol, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
+    "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
+    if status != 'Completed':
+        done = 'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait
+        reason = st.reason if not st.ok else f"async job {job} {done}"
+        return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
+    if not st.response.get('response_url'):
+        return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
+    out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
+    return replace(out, attempts=sub.attempts + out.attempts - 1)
+
+# %% ../../nbs/12_translator.fetch.ipynb #8a2d2783
 @fastcore_patch
 def asyncquery(self: Protocol, body: dict) -> Outcome:
     "TRAPI asynchronous query: submit, poll the status, fetch the response."
     base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
     token = self.listener.expect() if self.completion == 'callback' else None
-    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': self.listener.url(token) if token else self.callback}, self.policy)
+    callback = self.listener.url(token) if token else self.callback
+    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': callback}, self.policy)
     job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
     if job is None:
         if token: self.listener.forget(token)
-        return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'asyncquery reply has no job_id')
+        return _no_job(sub, 'asyncquery reply has no job_id')
     if token: return self.await_callback(job, token, sub)
-    deadline = time.monotonic() + self.max_wait
-    while True:
-        st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
-        status = (st.response or {}).get('status') if st.ok else None
-        if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: break
-        self.policy.sleep(self.poll_interval)
-    if status != 'Completed':
-        reason = st.reason if not st.ok else f"async job {job} {'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait}"
-        return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
-    if not st.response.get('response_url'): return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
-    out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
-    return replace(out, attempts=sub.attempts + out.attempts - 1)
+    st, status = self._poll_status(base, job)
+    return self._async_result(job, sub, st, status)
 
-# %% ../../nbs/12_translator.fetch.ipynb #c1cacce3
-@fastcore_patch
-def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
-    "ARS: submit, poll every child agent and the merged message."
-    url, got = self.endpoint.url.rstrip('/'), {}
-    sub = request_json(self.session, 'POST', f"{url}/submit", body, self.policy)
-    pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
-    if pk is None: return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else 'ARS submit reply has no pk'), {}
-    get = lambda p, **kw: request_json(self.session, 'GET', f"{url}/messages/{p}" + ('?trace=y' if kw else ''), None, self.policy)
-    deadline, parent = time.monotonic() + self.max_wait, get(pk, trace=True)
-    children = {c.get('message'): agent_dir_name(_get_path(c, 'actor', 'inforesid') or c.get('message'))
-                for c in (parent.response or {}).get('children') or [] if isinstance(c, dict)} if parent.ok else {}
-    while children and time.monotonic() <= deadline:
-        for cpk in [c for c in children if children[c] not in got]:
-            r = get(cpk)
-            if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
-        if all(n in got for n in children.values()): break
-        self.policy.sleep(self.poll_interval)
-    merged = None
-    while time.monotonic() <= deadline:
-        parent = get(pk, trace=True)
-        if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): merged = get(mv); break
-        self.policy.sleep(self.poll_interval)
-    if merged is None or not merged.ok:
-        return Outcome(False, None, merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s", sub.attempts, None), got
-    got['ars'] = merged.response
-    return replace(merged, attempts=sub.attempts, response=None), got
-
+# %% ../../nbs/12_translator.fetch.ipynb #0e7ac5f0
 def agent_dir_name(inforesid: Any) -> str:
     "Sub-directory name for an ARS agent: its infores id without the prefix, made file-system safe."
     return uid_filename(str(inforesid).removeprefix('infores:'))[:-5]
@@ -106,7 +103,61 @@ def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
     return d
 
-# %% ../../nbs/12_translator.fetch.ipynb #c4010935
+# %% ../../nbs/12_translator.fetch.ipynb #69c4833f
+@fastcore_patch
+def _ars_message(self: Protocol, pk: str, trace: bool=False) -> Outcome:
+    "GET the ARS message `pk` (with `trace`: its children and merged_version)."
+    url = self.endpoint.url.rstrip('/')
+    return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
+
+# %% ../../nbs/12_translator.fetch.ipynb #4cdb50fd
+def _ars_children(parent: Outcome) -> dict[str, str]:
+    "Child message pk → agent sub-directory name, from the traced parent message."
+    if not parent.ok: return {}
+    kids = (parent.response or {}).get('children') or []
+    return {c.get('message'): agent_dir_name(_get_path(c, 'actor', 'inforesid') or c.get('message'))
+            for c in kids if isinstance(c, dict)}
+
+# %% ../../nbs/12_translator.fetch.ipynb #9aa8b870
+@fastcore_patch
+def _ars_poll_children(self: Protocol, children: dict[str, str], deadline: float) -> dict[str, Any]:
+    "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
+    got = {}
+    while children and time.monotonic() <= deadline:
+        for cpk in [c for c in children if children[c] not in got]:
+            r = self._ars_message(cpk)
+            if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
+        if all(n in got for n in children.values()): break
+        self.policy.sleep(self.poll_interval)
+    return got
+
+# %% ../../nbs/12_translator.fetch.ipynb #2969adb6
+@fastcore_patch
+def _ars_merged(self: Protocol, pk: str, deadline: float) -> Outcome|None:
+    "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
+    while time.monotonic() <= deadline:
+        parent = self._ars_message(pk, trace=True)
+        if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): return self._ars_message(mv)
+        self.policy.sleep(self.poll_interval)
+    return None
+
+# %% ../../nbs/12_translator.fetch.ipynb #70c35287
+@fastcore_patch
+def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
+    "ARS: submit, poll every child agent and the merged message."
+    sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
+    pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
+    if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
+    deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
+    got = self._ars_poll_children(_ars_children(parent), deadline)
+    merged = self._ars_merged(pk, deadline)
+    if merged is None or not merged.ok:
+        reason = merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s"
+        return Outcome(False, None, reason, sub.attempts, None), got
+    got['ars'] = merged.response
+    return replace(merged, attempts=sub.attempts, response=None), got
+
+# %% ../../nbs/12_translator.fetch.ipynb #762df221
 class CallbackListener:
     "Receives TRAPI Responses POSTed to `/callback/<token>` (a threaded HTTP server; a context manager)."
     def __init__(self, host: str='127.0.0.1', port: int=0, public_url: str|None=None):
@@ -120,93 +171,138 @@ class CallbackListener:
         with self._cond: self._expected.add(token)
         return token
 
-    def url(self, token: str) -> str: return f"{(self.public_url or f'http://{self.host}:{self.port}').rstrip('/')}/callback/{token}"
-    def forget(self, token: str):
-        with self._cond: self._expected.discard(token); self._final.pop(token, None)
+# %% ../../nbs/12_translator.fetch.ipynb #7a39ccf9
+@fastcore_patch
+def url(self: CallbackListener, token: str) -> str:
+    "The callback URL for `token` (under `public_url` when given)."
+    base = self.public_url or f'http://{self.host}:{self.port}'
+    return f"{base.rstrip('/')}/callback/{token}"
 
-# %% ../../nbs/12_translator.fetch.ipynb #390d8fa9
+@fastcore_patch
+def forget(self: CallbackListener, token: str):
+    "Stop accepting (and drop any Response for) `token`."
+    with self._cond:
+        self._expected.discard(token)
+        self._final.pop(token, None)
+
+# %% ../../nbs/12_translator.fetch.ipynb #03f73223
+def _loads_or_none(raw: bytes) -> Any:
+    "The JSON value of `raw`, or None when it is not JSON (or not UTF-8)."
+    try: return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError): return None
+
+# %% ../../nbs/12_translator.fetch.ipynb #fcc62063
 @fastcore_patch
 def receive(self: CallbackListener, token: str, raw: bytes) -> int:
     "Handle one POSTed body for `token`; the HTTP status to answer."
-    try: obj = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError): obj = None
+    obj = _loads_or_none(raw)
     with self._cond:
         self.posts += 1
         if token not in self._expected: return 404
         if not isinstance(obj, dict): return 400
-        if obj.get('status') in ('Queued', 'Running'): self.interim[token] += 1; return 200
-        self._final[token] = (obj, len(raw)); self._expected.discard(token); self._cond.notify_all()
+        if obj.get('status') in ('Queued', 'Running'):
+            self.interim[token] += 1
+            return 200
+        self._final[token] = (obj, len(raw))
+        self._expected.discard(token)
+        self._cond.notify_all()
         return 200
 
+# %% ../../nbs/12_translator.fetch.ipynb #893bb18c
 @fastcore_patch
 def wait(self: CallbackListener, token: str, timeout: float) -> tuple[dict, int]|None:
     "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
     with self._cond:
-        if not self._cond.wait_for(lambda: token in self._final, timeout): self._expected.discard(token); return None
+        if not self._cond.wait_for(lambda: token in self._final, timeout):
+            self._expected.discard(token)
+            return None
         return self._final.pop(token)
 
-# %% ../../nbs/12_translator.fetch.ipynb #bae3bcc7
-@fastcore_patch
-def start(self: CallbackListener) -> CallbackListener:
-    "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
-    listener = self
+# %% ../../nbs/12_translator.fetch.ipynb #392f6f73
+def _callback_handler(listener: CallbackListener) -> type:
+    "An HTTP handler class passing each `POST /callback/<token>` body to `listener.receive` (other paths: 404)."
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_POST(self):
             parts = self.path.strip('/').split('/')
             raw = self.rfile.read(int(self.headers.get('Content-Length') or 0))
             code = listener.receive(parts[1], raw) if len(parts) == 2 and parts[0] == 'callback' else 404
-            self.send_response(code); self.send_header('Content-Type', 'application/json'); self.send_header('Content-Length', '2')
-            self.end_headers(); self.wfile.write(b'{}')
+            self.send_response(code)
+            self.send_header('Content-Type', 'application/json')
+            self.send_header('Content-Length', '2')
+            self.end_headers()
+            self.wfile.write(b'{}')
         def log_message(self, *args): pass
-    self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), Handler)
+    return Handler
+
+# %% ../../nbs/12_translator.fetch.ipynb #9cd752df
+@fastcore_patch
+def start(self: CallbackListener) -> CallbackListener:
+    "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
+    self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
     self._httpd.daemon_threads = True
     self.port = self._httpd.server_address[1]
     threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
     return self
 
+# %% ../../nbs/12_translator.fetch.ipynb #b195ae4c
 @fastcore_patch
 def stop(self: CallbackListener):
-    if self._httpd: self._httpd.shutdown(); self._httpd.server_close(); self._httpd = None
+    if self._httpd:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._httpd = None
 
 CallbackListener.__enter__ = lambda self: self.start()
 CallbackListener.__exit__ = lambda self, *exc: self.stop()
 
-# %% ../../nbs/12_translator.fetch.ipynb #388fb1c5
+# %% ../../nbs/12_translator.fetch.ipynb #bca24c1f
+def _callback_failure(job: str, resp: dict) -> str|None:
+    "Why the final Response a target POSTed is a failure (status Failed/Error or no message), or None."
+    if resp.get('status') in ('Failed', 'Error', 'ERROR') or not isinstance(resp.get('message'), dict):
+        said = f"{resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}"
+        return f"async job {job}: callback reported {said}"
+    return None
+
+# %% ../../nbs/12_translator.fetch.ipynb #4e299284
 @fastcore_patch
 def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
     "Wait up to `max_wait` s for the target to POST the final Response of `job`."
     t0 = time.perf_counter()
     got = self.listener.wait(token, self.max_wait)
     lat = sub.latency_s + time.perf_counter() - t0
-    if got is None: return Outcome(False, None, f"async job {job}: no callback within {self.max_wait:g}s", sub.attempts, sub.http_status, lat)
+    if got is None:
+        reason = f"async job {job}: no callback within {self.max_wait:g}s"
+        return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
     resp, size = got
-    if resp.get('status') in ('Failed', 'Error', 'ERROR') or not isinstance(resp.get('message'), dict):
-        return Outcome(False, None, f"async job {job}: callback reported {resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}",
-                       sub.attempts, sub.http_status, lat, size)
+    if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
     return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
-# %% ../../nbs/12_translator.fetch.ipynb #43394f0c
-def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: bool=False, retry_failed: bool=False) -> Path:
+# %% ../../nbs/12_translator.fetch.ipynb #d4d30768
+def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: bool=False,
+                   retry_failed: bool=False) -> Path:
     "The run directory to (re)use under `root` (= results/benchmark/target)."
     if run_id: return root/run_id
-    runs = sorted((p for p in root.glob('*') if (p/'manifest.json').exists()), key=lambda p: p.stat().st_mtime) if root.is_dir() else []
+    runs = [p for p in root.glob('*') if (p/'manifest.json').exists()] if root.is_dir() else []
+    runs = sorted(runs, key=lambda p: p.stat().st_mtime)
     if runs and not new:
-        last = runs[-1]; latest = Ledger(last/LEDGER_FILE).latest()
+        last = runs[-1]
+        latest = Ledger(last/LEDGER_FILE).latest()
         if retry_failed or any(u not in latest for u in uids): return last
     return root/new_run_id(root)
 
-# %% ../../nbs/12_translator.fetch.ipynb #617998c2
+# %% ../../nbs/12_translator.fetch.ipynb #177c692f
 FAIL_FAST = 5
 
 def target_down_reason(o: Outcome) -> bool:
     "Whether a failed `Outcome` blames the target itself (down, wrong URL, not speaking JSON) rather than the query."
     if o.ok or o.reason.startswith('timeout'): return False
-    if o.http_status is None or 200 <= o.http_status < 300: return True     # no connection, or HTML/garbage with 200
+    if o.http_status is None or 200 <= o.http_status < 300: return True  # no connection, or HTML/garbage with 200
     return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
 
+# %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
 def probe_target(url: str, timeout: float=10.0) -> None:
     "Raise `RunError` naming `url` when its host does not resolve or refuses a TCP connection."
-    if requests.utils.get_environ_proxies(url): return      # through a proxy (HTTP_PROXY...): only the requests can tell
+    if requests.utils.get_environ_proxies(url): return  # through a proxy (HTTP_PROXY...): only the requests can tell
     u = urllib.parse.urlsplit(url)
     port = u.port or (443 if u.scheme == 'https' else 80)
     try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
@@ -214,9 +310,10 @@ def probe_target(url: str, timeout: float=10.0) -> None:
         raise RunError(f"target host {u.hostname!r} does not resolve ({e})", file=url) from None
     try: socket.create_connection((u.hostname, port), timeout=timeout).close()
     except OSError as e:
-        raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({e.strerror or e})", file=url) from None
+        why = e.strerror or e
+        raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({why})", file=url) from None
 
-# %% ../../nbs/12_translator.fetch.ipynb #9b50a55a
+# %% ../../nbs/12_translator.fetch.ipynb #940fb78a
 @dataclass
 class FetchSummary:
     "Where a fetch/score run went and how it ended."
@@ -225,48 +322,94 @@ class FetchSummary:
     fetched: int
     seconds: float
     reasons: dict = field(default_factory=dict)     # failure reason -> number of queries (latest record of each)
-    def __str__(self): return f"{self.run_dir}: {self.counts['ok']} ok, {self.counts['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
+    def __str__(self):
+        c = self.counts
+        return f"{self.run_dir}: {c['ok']} ok, {c['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
 
-def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
-                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch', fail_fast: bool=False) -> FetchSummary:
-    "Send each pending body (uid → TRAPI Query) with `protocol` on `concurrency` threads; store responses; record the ledger."
-    t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
-    main_file = lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u]
+# %% ../../nbs/12_translator.fetch.ipynb #d25695ce
+def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:
+    "Record as ok each query whose response file `main_file(uid)` exists but has no ledger line yet."
     done = ledger.done()
-    for u in bodies:                                   # adopt responses written just before a crash
-        if u not in done and main_file(u).exists(): ledger.record(u, 'ok', reason='adopted existing response file', attempts=0)
-    todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
-    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)   # before the run is recorded
-    rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
-    def one(u):
-        o, files = protocol(bodies[u])
-        for sub, resp in files.items(): write_json(run_dir/sub/names[u], resp, indent=None)
-        n = len(extract_message(files.get('ars', files.get(''))).get('results') or []) if o.ok else None
-        ledger.record(u, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **({'agents': sorted(files)} if protocol.endpoint.mode == 'ars' else {}))
-        return o
-    try:
-        first, bar = [], progress(total=len(todo), desc=f"fetch {run_dir.parent.name}", unit='query')
-        for _, o in interruptible_map(one, todo, concurrency):    # Ctrl-C: stop at once, keep what is recorded
-            bar.update()
-            if len(first) < min(FAIL_FAST, len(todo)): first.append(o)
-            if fail_fast and len(first) == min(FAIL_FAST, len(todo)) and all(map(target_down_reason, first)): _target_down(protocol, first)
-        bar.close()
-    except KeyboardInterrupt: rd.finish('interrupted', counts={**ledger.counts(), 'queries': len(bodies)}); raise
-    except BaseException as e: rd.finish('failed', error=f"{type(e).__name__}: {e}"); raise
-    counts = {**ledger.counts(), 'queries': len(bodies)}
-    reasons = collections.Counter(r.get('reason') or '?' for r in ledger.latest().values() if r.get('status') == 'failed')
-    rd.finish('ok' if counts['ok'] == len(bodies) else 'partial', counts=counts)
-    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, dict(reasons.most_common()))
+    for u in uids:                                     # adopt responses written just before a crash
+        if u not in done and main_file(u).exists():
+            ledger.record(u, 'ok', reason='adopted existing response file', attempts=0)
 
+# %% ../../nbs/12_translator.fetch.ipynb #2bd4fb5d
+def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: str, ledger: Ledger) -> Outcome:
+    "Send one query; store its response file(s) under `name` and record its outcome in the ledger."
+    o, files = protocol(body)
+    for sub, resp in files.items(): write_json(run_dir/sub/name, resp, indent=None)
+    n = len(extract_message(files.get('ars', files.get(''))).get('results') or []) if o.ok else None
+    agents = {'agents': sorted(files)} if protocol.endpoint.mode == 'ars' else {}
+    ledger.record(uid, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **agents)
+    return o
+
+# %% ../../nbs/12_translator.fetch.ipynb #aa8d1723
 def _target_down(protocol: Protocol, first: list[Outcome]):
     raise RunError(f"target looks down: the first {len(first)} queries all failed ({first[0].reason[:120]}); stopped, "
                    "nothing else sent (rerun to resume)", file=protocol.endpoint.url)
 
-# %% ../../nbs/12_translator.fetch.ipynb #f4d8d49f
-def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_level: str|None=None, bypass_cache: bool|None=None) -> dict:
+# %% ../../nbs/12_translator.fetch.ipynb #0bf27df0
+def _send_all(one, todo: list[str], concurrency: int, fail_fast: bool, protocol: Protocol, desc: str):
+    "Run `one` over `todo` on `concurrency` threads with a progress bar; `fail_fast`: stop if the target looks down."
+    first, bar = [], progress(total=len(todo), desc=desc, unit='query')
+    for _, o in interruptible_map(one, todo, concurrency):    # Ctrl-C: stop at once, keep what is recorded
+        bar.update()
+        if len(first) < min(FAIL_FAST, len(todo)): first.append(o)
+        if fail_fast and len(first) == min(FAIL_FAST, len(todo)) and all(map(target_down_reason, first)):
+            _target_down(protocol, first)
+    bar.close()
+
+# %% ../../nbs/12_translator.fetch.ipynb #947adcc0
+@contextlib.contextmanager
+def _recording_stops(rd: RunDir, ledger: Ledger, n: int):
+    "Record an interruption or an error of the run in its manifest, then let it propagate."
+    try: yield
+    except KeyboardInterrupt:
+        rd.finish('interrupted', counts={**ledger.counts(), 'queries': n})
+        raise
+    except BaseException as e:
+        rd.finish('failed', error=f"{type(e).__name__}: {e}")
+        raise
+
+# %% ../../nbs/12_translator.fetch.ipynb #16535b24
+def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
+    "Record the end of a run of `n` queries in its manifest; (counts, failure reason → queries, most common first)."
+    counts = {**ledger.counts(), 'queries': n}
+    failed = [r for r in ledger.latest().values() if r.get('status') == 'failed']
+    reasons = collections.Counter(r.get('reason') or '?' for r in failed)
+    rd.finish('ok' if counts['ok'] == n else 'partial', counts=counts)
+    return counts, dict(reasons.most_common())
+
+# %% ../../nbs/12_translator.fetch.ipynb #8560fd08
+def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
+                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
+                 fail_fast: bool=False) -> FetchSummary:
+    "Send each pending body (uid → query) with `protocol` on `concurrency` threads; store responses; record the ledger."
+    t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
+    _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
+    todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
+    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)  # before the RunDir
+    rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
+    one = lambda u: _fetch_one(protocol, u, bodies[u], run_dir, names[u], ledger)
+    with _recording_stops(rd, ledger, len(bodies)):
+        _send_all(one, todo, concurrency, fail_fast, protocol, f"fetch {run_dir.parent.name}")
+    counts, reasons = _finish_run(rd, ledger, len(bodies))
+    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, reasons)
+
+# %% ../../nbs/12_translator.fetch.ipynb #cc747419
+def _check_query_options(timeout: float|None, log_level: str|None):
+    "Raise on a `timeout` that is not positive or an unknown `log_level`."
+    if timeout is not None and not timeout > 0:
+        raise TranslatorConfigError("must be a positive number of seconds", field='timeout', value=timeout)
+    if log_level is not None and log_level not in LOG_LEVELS:
+        raise TranslatorConfigError(f"must be one of {', '.join(LOG_LEVELS)}", field='log_level', value=log_level)
+
+# %% ../../nbs/12_translator.fetch.ipynb #64f0fb52
+def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_level: str|None=None,
+                  bypass_cache: bool|None=None) -> dict:
     "`body` with the TRAPI query options where version `trapi` wants them: top level (1.x) or `parameters` (2.0)."
-    if timeout is not None and not timeout > 0: raise TranslatorConfigError("must be a positive number of seconds", field='timeout', value=timeout)
-    if log_level is not None and log_level not in LOG_LEVELS: raise TranslatorConfigError(f"must be one of {', '.join(LOG_LEVELS)}", field='log_level', value=log_level)
+    _check_query_options(timeout, log_level)
     opts = {k: v for k, v in zip(QUERY_OPTIONS, (timeout, log_level, bypass_cache)) if v is not None}
     if not str(trapi).startswith('2'): return {**body, **opts} if opts else body
     moved = {k: body[k] for k in QUERY_OPTIONS if k in body}
@@ -274,62 +417,114 @@ def query_options(body: dict, trapi: str='1.5', timeout: float|None=None, log_le
     params = body.get('parameters') if isinstance(body.get('parameters'), dict) else {}
     return {**{k: v for k, v in body.items() if k not in QUERY_OPTIONS}, 'parameters': {**params, **moved, **opts}}
 
-# %% ../../nbs/12_translator.fetch.ipynb #502ebe4b
-def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', url: str|None=None, mode: str|None=None) -> Endpoint:
+# %% ../../nbs/12_translator.fetch.ipynb #1ee2eb87
+def resolve_endpoint(config: TranslatorConfig, target: str, kind: str='fetch', url: str|None=None,
+                     mode: str|None=None) -> Endpoint:
     "The endpoint to use: `kind` of a configured target, optionally with another URL/mode, or an ad-hoc `url`."
     if target in config.targets: ep = replace(config.target(target).endpoint(kind, config.path/'targets.json'))
-    elif url: ep = Endpoint(url, {'fetch': None, 'fetch_unscored': [{'id': 'lookup'}], 'score': [{'id': 'score'}]}[kind])
+    elif url: ep = Endpoint(url, {'fetch': None, 'fetch_unscored': [{'id': 'lookup'}],
+                                  'score': [{'id': 'score'}]}[kind])
     else: config.target(target)                     # raises: unknown target, with suggestions
     if url: ep.url = url
     if mode: ep.mode = mode
-    if not ep.url.startswith(('http://', 'https://')): raise TranslatorConfigError("URL must start with http:// or https://", field='--url', value=ep.url)
+    if not ep.url.startswith(('http://', 'https://')):
+        raise TranslatorConfigError("URL must start with http:// or https://", field='--url', value=ep.url)
     return ep
 
-def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike, config: TranslatorConfig|str|os.PathLike|None=None,
-                    url: str|None=None, mode: str|None=None, unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None,
-                    run_id: str|None=None, new: bool=False, retry_failed: bool=False, limit: int|None=None,
-                    poll_interval: float=5.0, max_wait: float=600.0, session: requests.Session|None=None,
-                    options: Mapping|None=None, trapi: str|None=None, completion: str='poll',
-                    listener: CallbackListener|None=None, fail_fast: bool=True) -> FetchSummary:
-    "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
+# %% ../../nbs/12_translator.fetch.ipynb #19c950ea
+def _fetch_endpoint(cfg: TranslatorConfig, target: str, unscored: bool, url: str|None, mode: str|None,
+                    trapi: str|None, completion: str) -> Endpoint:
+    "The endpoint `fetch_benchmark` sends to; `completion` must be 'poll', or 'callback' for an async endpoint."
     ep = resolve_endpoint(cfg, target, 'fetch_unscored' if unscored else 'fetch', url, mode)
     if trapi: ep.trapi = trapi
-    if completion not in ('poll', 'callback'): raise TranslatorConfigError("must be 'poll' or 'callback'", field='async completion', value=completion)
-    if completion == 'callback' and ep.mode != 'async': raise TranslatorConfigError("callback completion needs an async endpoint (mode 'async')", field='mode', value=ep.mode)
+    if completion not in ('poll', 'callback'):
+        raise TranslatorConfigError("must be 'poll' or 'callback'", field='async completion', value=completion)
+    if completion == 'callback' and ep.mode != 'async':
+        msg = "callback completion needs an async endpoint (mode 'async')"
+        raise TranslatorConfigError(msg, field='mode', value=ep.mode)
+    return ep
+
+# %% ../../nbs/12_translator.fetch.ipynb #bc4d04a1
+def _known_options(options: Mapping|None) -> dict:
+    "The query options given, without the None ones; an unknown option raises."
     options = {k: v for k, v in (options or {}).items() if v is not None}
-    if unknown := sorted(set(options) - set(QUERY_OPTIONS)): raise TranslatorConfigError(f"unknown query option (known: {', '.join(QUERY_OPTIONS)})", field='options', value=unknown[0])
-    queries = build_queries(cfg, benchmark, ep.workflow)
-    bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in queries}
-    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
+    if unknown := sorted(set(options) - set(QUERY_OPTIONS)):
+        msg = f"unknown query option (known: {', '.join(QUERY_OPTIONS)})"
+        raise TranslatorConfigError(msg, field='options', value=unknown[0])
+    return options
+
+# %% ../../nbs/12_translator.fetch.ipynb #7d4b3c10
+def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
+    "`policy` (default: `RetryPolicy()`), warning when its read timeout is shorter than the query's `timeout`."
     policy = policy or RetryPolicy()
     if options.get('timeout') and policy.read_timeout < options['timeout']:
-        log.warning("read timeout %g s is shorter than the query timeout %g s asked of the target", policy.read_timeout, options['timeout'])
-    params = {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow, 'scored': not unscored,
-              'concurrency': concurrency, 'timeout': list(policy.timeout), 'retries': policy.retries, 'config': str(cfg.path),
-              'trapi': ep.trapi, 'query_options': options, **({'async_completion': completion} if ep.mode == 'async' else {})}
+        msg = "read timeout %g s is shorter than the query timeout %g s asked of the target"
+        log.warning(msg, policy.read_timeout, options['timeout'])
+    return policy
+
+# %% ../../nbs/12_translator.fetch.ipynb #7ed8d5d3
+def _fetch_params(benchmark: str, target: str, ep: Endpoint, unscored: bool, concurrency: int, policy: RetryPolicy,
+                  cfg: TranslatorConfig, options: dict, completion: str) -> dict:
+    "The parameters a fetch run records in its manifest."
+    return {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow,
+            'scored': not unscored, 'concurrency': concurrency, 'timeout': list(policy.timeout),
+            'retries': policy.retries, 'config': str(cfg.path), 'trapi': ep.trapi, 'query_options': options,
+            **({'async_completion': completion} if ep.mode == 'async' else {})}
+
+# %% ../../nbs/12_translator.fetch.ipynb #bccc477d
+@contextlib.contextmanager
+def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, session: requests.Session|None, concurrency: int,
+                    poll_interval: float, max_wait: float, completion: str, listener: CallbackListener|None):
+    "The `Protocol` of a fetch run, with its session (and listener) closed at the end."
     with (session or make_session(concurrency)) as s, contextlib.ExitStack() as stack:
         if completion == 'callback' and listener is None: listener = stack.enter_context(CallbackListener())
-        proto = Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
+        yield Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
+
+# %% ../../nbs/12_translator.fetch.ipynb #ccc754ab
+def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
+                    config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
+                    unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None,
+                    new: bool=False, retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0,
+                    max_wait: float=600.0, session: requests.Session|None=None, options: Mapping|None=None,
+                    trapi: str|None=None, completion: str='poll', listener: CallbackListener|None=None,
+                    fail_fast: bool=True) -> FetchSummary:
+    "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
+    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
+    ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
+    options = _known_options(options)
+    bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
+    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
+    policy = _fetch_policy(policy, options)
+    params = _fetch_params(benchmark, target, ep, unscored, concurrency, policy, cfg, options, completion)
+    with _fetch_protocol(ep, policy, session, concurrency, poll_interval, max_wait, completion, listener) as proto:
         return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast)
 
-# %% ../../nbs/12_translator.fetch.ipynb #205525e8
-def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None, url: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False, session=None,
-              options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
+# %% ../../nbs/12_translator.fetch.ipynb #e10c98ed
+def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str, dict]:
+    "uid → the stored response of unscored run `src` with the score workflow, for each query whose file exists."
+    done = sorted(Ledger(src/LEDGER_FILE).done())
+    uids = done or [uid_from_filename(p.name) for p in sorted(src.glob('*.json')) if p.name != 'manifest.json']
+    names, bodies = uid_filenames(uids), {}
+    for u in uids:
+        p = src/names[u]
+        if p.exists():
+            scored = {**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}
+            bodies[u] = query_options(scored, ep.trapi, **(options or {}))
+    return bodies
+
+# %% ../../nbs/12_translator.fetch.ipynb #e8dc0a44
+def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None,
+              url: str|None=None, concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False,
+              session=None, options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = resolve_endpoint(cfg, target, 'score', url)
-    uids = sorted(Ledger(src/LEDGER_FILE).done()) or [uid_from_filename(p.name) for p in sorted(src.glob('*.json')) if p.name != 'manifest.json']
-    names, bodies = uid_filenames(uids), {}
-    for u in uids:
-        p = src/names[u]
-        if p.exists(): bodies[u] = query_options({**json.loads(p.read_text()), 'workflow': ep.workflow or [{'id': 'score'}]}, ep.trapi, **(options or {}))
+    bodies = _scoring_bodies(src, ep, options)
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
-    policy = policy or RetryPolicy()
-    params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow, 'concurrency': concurrency}
+    params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow,
+              'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy), out, params, concurrency, retry_failed, kind='translator-score',
-                            fail_fast=fail_fast)
+        return run_requests(bodies, Protocol(s, ep, policy or RetryPolicy()), out, params, concurrency, retry_failed,
+                            kind='translator-score', fail_fast=fail_fast)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 from urllib.parse import unquote
 
-from .config import TranslatorConfig, TranslatorConfigError, read_json
+from .config import Template, TranslatorConfig, TranslatorConfigError, read_json
 
 # %% auto #0
 __all__ = ['query_uid', 'uid_filename', 'uid_from_filename', 'uid_filenames', 'Query', 'build_queries', 'slot_curies',
@@ -45,7 +45,8 @@ def uid_filenames(uids: Iterable[str]) -> dict[str, str]:
     for u in uids:
         fn = uid_filename(u)
         if fn.casefold() in seen: fn = fn[:-5] + '~' + hashlib.sha1(u.encode()).hexdigest()[:8] + '.json'
-        seen.add(fn.casefold()); out[u] = fn
+        seen.add(fn.casefold())
+        out[u] = fn
     return out
 
 # %% ../../nbs/11_translator.queries.ipynb #8c7e8bc9
@@ -63,29 +64,37 @@ class Query:
         "The `queries` CLI record: uid, query, relevant answers as [[qnode, CURIE], ...]."
         return {'uid': self.uid, 'query': self.message, 'relevant': [[list(p) for p in a] for a in self.relevant]}
 
-# %% ../../nbs/11_translator.queries.ipynb #87770240
+# %% ../../nbs/11_translator.queries.ipynb #bb043e5a
+def _fill_template(template: Template, pinned: list[str], row: Mapping[str, str],
+                   workflow: list[dict]|None=None) -> dict:
+    "A deep copy of `template`'s message with the row's CURIE appended to each pinned qnode's `ids` (and `workflow`)."
+    msg = copy.deepcopy(template.message)
+    for q in pinned: msg['message']['query_graph']['nodes'][q]['ids'].append(row[q])
+    if workflow is not None: msg['workflow'] = copy.deepcopy(workflow)
+    return msg
+
+# %% ../../nbs/11_translator.queries.ipynb #c06e5386
 def build_queries(config: TranslatorConfig, benchmark: str, workflow: list[dict]|None=None) -> list[Query]:
     "The queries of `benchmark`, in upstream order (first row of each UID wins)."
     queries: dict[str, Query] = {}
     for source, template in config.benchmark(benchmark):
-        src = config.sources[source]; tpl = src.templates[template]
+        src = config.sources[source]
         pinned, slots = src.pinned_columns(template), src.slots(template)
         for row in src.rows:
             uid = query_uid(source, template, [row[c] for c in pinned])
             if uid not in queries:
-                msg = copy.deepcopy(tpl.message)
-                for q in pinned: msg['message']['query_graph']['nodes'][q]['ids'].append(row[q])
-                if workflow is not None: msg['workflow'] = copy.deepcopy(workflow)
+                msg = _fill_template(src.templates[template], pinned, row, workflow)
                 queries[uid] = Query(uid, source, template, msg, slots)
             answer = tuple(sorted((s, row[s]) for s in slots))
             if answer not in queries[uid].relevant: queries[uid].relevant.append(answer)
     return list(queries.values())
 
-# %% ../../nbs/11_translator.queries.ipynb #a605e514
+# %% ../../nbs/11_translator.queries.ipynb #2c019147
 def slot_curies(queries: Iterable[Query]) -> list[str]:
     "Every distinct slot CURIE of `queries`, first-seen order (what upstream sends to Node Normalizer)."
     return list(dict.fromkeys(c for q in queries for a in q.relevant for _, c in a))
 
+# %% ../../nbs/11_translator.queries.ipynb #380df486
 def normalizer_from_nodenorm(response: Mapping[str, Any]) -> dict[str, str]:
     "Equivalent identifier → input CURIE, from a `get_normalized_nodes` reply (later keys overwrite)."
     norm = {}
@@ -94,6 +103,7 @@ def normalizer_from_nodenorm(response: Mapping[str, Any]) -> dict[str, str]:
             if isinstance(eq, dict) and eq.get('identifier'): norm[eq['identifier']] = curie
     return norm
 
+# %% ../../nbs/11_translator.queries.ipynb #0215592f
 def identity_normalizer(curies: Iterable[str]) -> dict[str, str]:
     "The normalizer used offline: each truth CURIE maps to itself."
     return {c: c for c in curies}
@@ -105,7 +115,8 @@ def load_normalizer(path: str|os.PathLike) -> dict[str, str]:
     if not isinstance(obj, dict): raise TranslatorConfigError("a normalizer file is a JSON object", file=path)
     if all(v is None or isinstance(v, dict) for v in obj.values()): return normalizer_from_nodenorm(obj)
     bad = next((k for k, v in obj.items() if not isinstance(v, str)), None)
-    if bad is not None: raise TranslatorConfigError("mapping values must be CURIE strings", file=path, field=bad, value=obj[bad])
+    if bad is not None:
+        raise TranslatorConfigError("mapping values must be CURIE strings", file=path, field=bad, value=obj[bad])
     return dict(obj)
 
 # %% ../../nbs/11_translator.queries.ipynb #974697d4
