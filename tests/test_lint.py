@@ -1,0 +1,74 @@
+"""pyflakes over the exported package: no unused imports, no undefined names, no accidental redefinitions.
+
+Two things pyflakes reports are how this codebase is written, and are allowed where they are that:
+- `@patch` grows a class one method per cell, so a patched method 'redefines' an earlier patched one of the same
+  name on another class (e.g. `_run_task` on two tasks): allowed when the redefining function is `@patch`ed;
+- an import done for its side effect (a module that registers tasks or units) says so in a comment on its line
+  (`# registers …`).
+"""
+import ast
+from pathlib import Path
+
+import pytest
+
+pyflakes_api = pytest.importorskip('pyflakes.api')
+from pyflakes import messages, reporter as flake_reporter
+
+PKG = Path(__file__).resolve().parents[1] / 'benchnb'
+
+
+class Collect(flake_reporter.Reporter):
+    "Keep pyflakes' messages as objects."
+    def __init__(self): self.found = []
+    def flake(self, message): self.found.append(message)
+    def syntaxError(self, filename, msg, lineno, offset, text): self.found.append(f"{filename}:{lineno}: {msg}")
+    def unexpectedError(self, filename, msg): self.found.append(f"{filename}: {msg}")
+
+
+def patched_lines(src: str) -> set[int]:
+    "Line numbers of functions decorated with fastcore's `@patch` (any form)."
+    out = set()
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                f = d.func if isinstance(d, ast.Call) else d
+                if getattr(f, 'id', getattr(f, 'attr', '')).endswith('patch'):
+                    out.add(node.lineno)
+                    out.add(d.lineno)
+    return out
+
+
+def problems(path: Path) -> list[str]:
+    src = path.read_text()
+    rep = Collect()
+    pyflakes_api.check(src, str(path), rep)
+    lines, patched, out = src.splitlines(), patched_lines(src), []
+    for m in rep.found:
+        if isinstance(m, str):
+            out.append(m)
+            continue
+        if isinstance(m, messages.RedefinedWhileUnused) and m.lineno in patched: continue
+        if isinstance(m, messages.UnusedImport) and '# regist' in lines[m.lineno - 1]: continue
+        out.append(f"{path.relative_to(PKG.parent)}:{m.lineno}: {m.message % m.message_args}")
+    return out
+
+
+def test_pyflakes_clean():
+    files = [p for p in sorted(PKG.rglob('*.py')) if p.name != '_modidx.py']
+    found = [x for p in files for x in problems(p)]
+    assert not found, '\n'.join(found)
+
+
+def test_the_check_can_fail(tmp_path):
+    "An unused import, an undefined name and an unpatched redefinition are each caught; a patched one is not."
+    bad = tmp_path / 'bad.py'
+    bad.write_text("import os\nfrom fastcore.basics import patch\nclass A: pass\n@patch\ndef f(self: A): pass\n"
+                   "@patch\ndef f(self: A): pass\ndef g(): return undefined_thing\ndef g(): pass\n")
+    global PKG
+    old, PKG = PKG, tmp_path
+    try: found = problems(bad)
+    finally: PKG = old
+    assert any("'os' imported but unused" in x for x in found), found
+    assert any("undefined name 'undefined_thing'" in x for x in found), found
+    assert any("redefinition of unused 'g'" in x for x in found), found
+    assert not any("redefinition of unused 'f'" in x for x in found), found
