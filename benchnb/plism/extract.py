@@ -25,7 +25,7 @@ IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
 BIOPTIMUS = ((0.707223, 0.578729, 0.703617), (0.211883, 0.230117, 0.177517))
 POOLINGS = ('output', 'cls', 'cls+mean')
 
-# %% ../../nbs/31_plism.extract.ipynb #b27aa6b9
+# %% ../../nbs/31_plism.extract.ipynb #8b4d242f
 @dataclass
 class ExtractorSpec:
     "How to build and apply one feature extractor."
@@ -70,7 +70,7 @@ def _timm_kwargs(name: str) -> dict:
     import torch
     return {'h0_mini': _swiglu, 'virchow': _swiglu, 'virchow2': _swiglu, 'uni2h': _uni2h}.get(name, dict)()
 
-# %% ../../nbs/31_plism.extract.ipynb #c5f3c308
+# %% ../../nbs/31_plism.extract.ipynb #ef26c888
 for _n, _id, _kw in [
     ('h0_mini', 'hf-hub:bioptimus/H0-mini', dict(dim=768, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], pooling='cls')),
     ('hoptimus0', 'hf-hub:bioptimus/H-optimus-0', dict(dim=1536, mean=BIOPTIMUS[0], std=BIOPTIMUS[1],
@@ -93,14 +93,14 @@ def _lunit(pretrained: bool=True):
     if pretrained: m.load_state_dict(torch.hub.load_state_dict_from_url(_LUNIT_URL, map_location='cpu'), strict=False)
     return m
 
-# %% ../../nbs/31_plism.extract.ipynb #6415344a
+# %% ../../nbs/31_plism.extract.ipynb #480df07f
 def _hub(repo: str, entry: str):
     def build(pretrained: bool=True):
         import torch
         return torch.hub.load(repo, entry, trust_repo=True, **({} if pretrained else {'pretrained': False}))
     return build
 
-# %% ../../nbs/31_plism.extract.ipynb #7a3a8416
+# %% ../../nbs/31_plism.extract.ipynb #d92930bb
 def random_vit(embed_dim: int=64, depth: int=2, num_heads: int=2, patch_size: int=16, reg_tokens: int=0,
                seed: int=0):
     "A small timm ViT with seeded random weights (any input size; for tests and demos)."
@@ -114,7 +114,7 @@ def random_vit(embed_dim: int=64, depth: int=2, num_heads: int=2, patch_size: in
                                      dynamic_img_size=True, dynamic_img_pad=True)
     return build
 
-# %% ../../nbs/31_plism.extract.ipynb #81049315
+# %% ../../nbs/31_plism.extract.ipynb #adc82449
 register_extractor('lunit_vit_small_8', build=_lunit, dim=384, mean=(0.70322989, 0.53606487, 0.66096631),
                    std=(0.21716536, 0.26081574, 0.20723464), description='Lunit DINO ViT-S/8 (GitHub release weights)')
 register_extractor('kaiko_vit_base', build=_hub('kaiko-ai/towards_large_pathology_fms', 'vitb8'), dim=768,
@@ -142,14 +142,15 @@ def _pooled(model, pooling: str, n_prefix: int):
             return torch.cat([tokens[:, 0], tokens[:, n_prefix:].mean(1)], dim=-1)
     return Pooled(model)
 
-# %% ../../nbs/31_plism.extract.ipynb #00c66dee
+# %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
     "The extractor's network, pooled to one vector per tile, in eval mode."
     spec = extractors[spec] if isinstance(spec, str) else spec
     if spec.build is not None: model = spec.build(pretrained=pretrained)
     else:
         import timm
-        model = timm.create_model(spec.timm_id, pretrained=pretrained, **{**_timm_kwargs(spec.name), **spec.timm_kwargs})
+        kwargs = {**_timm_kwargs(spec.name), **spec.timm_kwargs}
+        model = timm.create_model(spec.timm_id, pretrained=pretrained, **kwargs)
     return _pooled(model, spec.pooling, spec.n_prefix).eval()
 
 # %% ../../nbs/31_plism.extract.ipynb #8ad5b9ef
@@ -176,7 +177,7 @@ def _autocast(device: str, enabled: bool|None):
     if on and str(device).startswith('cuda'): return torch.autocast('cuda', dtype=torch.float16)
     return contextlib.nullcontext()
 
-# %% ../../nbs/31_plism.extract.ipynb #c6dd6abe
+# %% ../../nbs/31_plism.extract.ipynb #a8e5bf05
 def _forward_all(model, spec: ExtractorSpec, loader, device: str, autocast: bool|None,
                  desc: str) -> tuple[list, list]:
     "(features, coordinates) of every batch of `loader`, as lists of numpy arrays."
@@ -192,14 +193,14 @@ def _forward_all(model, spec: ExtractorSpec, loader, device: str, autocast: bool
     bar.close()
     return feats, coords
 
-# %% ../../nbs/31_plism.extract.ipynb #0a575bf5
+# %% ../../nbs/31_plism.extract.ipynb #06d26923
 def _check_dim(feats: np.ndarray, spec: ExtractorSpec) -> np.ndarray:
     "`feats`, once its width is checked against the registered `spec.dim` (when there is one)."
     if spec.dim and feats.shape[1] != spec.dim:
         raise RunError(f"extractor {spec.name} gave {feats.shape[1]} dims, registered {spec.dim}", field='dim')
     return feats
 
-# %% ../../nbs/31_plism.extract.ipynb #d08e82e7
+# %% ../../nbs/31_plism.extract.ipynb #d42469ed
 def extract_slide(model, spec: ExtractorSpec, h5_path, out_path, device: str='cpu', batch_size: int=32, workers: int=0,
                   autocast: bool|None=None, expected_tiles: int|None=None) -> dict:
     "Extract one h5 slide into `out_path` (features contract); return tiles, seconds and tiles/s."
@@ -233,7 +234,7 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
                                 expected_tiles)
     return pd.DataFrame(rows).sort_values('slide', ignore_index=True)
 
-# %% ../../nbs/31_plism.extract.ipynb #ef2af705
+# %% ../../nbs/31_plism.extract.ipynb #fd720ae9
 def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, pretrained: bool, device: str,
                     *args) -> list[dict]:
     "One 'extracted' row per slide of `todo`; `args` = batch_size, workers, autocast, expected_tiles."
