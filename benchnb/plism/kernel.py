@@ -35,7 +35,7 @@ def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
     rank = ((s > s[q, twin][:, None]) & others).sum(1)
     return rank[:n], rank[n:]
 
-# %% ../../nbs/32_plism.kernel.ipynb #b84a51d8
+# %% ../../nbs/32_plism.kernel.ipynb #de60274e
 def naive_cosine(a: np.ndarray, b: np.ndarray) -> float:
     "Mean cosine of matched rows, float64."
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
@@ -118,13 +118,13 @@ class NumpyBackend(Backend):
     def zeros_int(self, shape): return self.xp.zeros(shape, dtype=self.xp.int32)
     def stack_cols(self, cols): return self.xp.stack(cols, axis=1)
 
-# %% ../../nbs/32_plism.kernel.ipynb #d25afdd9
+# %% ../../nbs/32_plism.kernel.ipynb #4062c130
 @patch
 def matmul_t(self: NumpyBackend, q, g):
     c = q @ g.T
     return self.round16(c) if self.precision == 'fp16' else c
 
-# %% ../../nbs/32_plism.kernel.ipynb #958f9c68
+# %% ../../nbs/32_plism.kernel.ipynb #be37b0b6
 @patch
 def mask_diag(self: NumpyBackend, c, r0):
     i = self.xp.arange(c.shape[0])
@@ -135,7 +135,7 @@ def sort_rows(self: NumpyBackend, c):
     c.sort(axis=1)
     return c
 
-# %% ../../nbs/32_plism.kernel.ipynb #b256a7cc
+# %% ../../nbs/32_plism.kernel.ipynb #e610c707
 @patch
 def count_above_sorted(self: NumpyBackend, rows, q):
     "(b × P) counts #{j : rows[i, j] > q[i, p]} for rows sorted ascending."
@@ -145,12 +145,12 @@ def count_above_sorted(self: NumpyBackend, rows, q):
                           side='right')
     return (m - (pos.reshape(q.shape) - off // (1 << 32) * m)).astype(xp.int32)
 
-# %% ../../nbs/32_plism.kernel.ipynb #07bfd4dd
+# %% ../../nbs/32_plism.kernel.ipynb #4e9108de
 @patch
 def count_gt(self: NumpyBackend, c, t, axis):
     return self.xp.count_nonzero(c > (t[:, None] if axis == 1 else t[None, :]), axis=axis).astype(self.xp.int32)
 
-# %% ../../nbs/32_plism.kernel.ipynb #4aa7a99d
+# %% ../../nbs/32_plism.kernel.ipynb #3f8e15a5
 def _setup_torch_cuda(torch, device: str, precision: str):
     "`RunError` without a GPU; TF32 matmuls only in tf32 mode, fp32 accumulation always."
     if not torch.cuda.is_available():
@@ -175,7 +175,7 @@ class TorchBackend(Backend):
     def matmul_t(self, q, g): return (q @ g.T).float()
     def rowdot(self, a, b): return (a.float() * b.float()).sum(1)
 
-# %% ../../nbs/32_plism.kernel.ipynb #746ce12a
+# %% ../../nbs/32_plism.kernel.ipynb #c226b0fc
 @patch
 def mask_diag(self: TorchBackend, c, r0):
     i = self.torch.arange(c.shape[0], device=c.device)
@@ -184,17 +184,17 @@ def mask_diag(self: TorchBackend, c, r0):
 @patch
 def sort_rows(self: TorchBackend, c): return self.torch.sort(c, dim=1).values
 
-# %% ../../nbs/32_plism.kernel.ipynb #aeddde60
+# %% ../../nbs/32_plism.kernel.ipynb #3a7830e0
 @patch
 def count_above_sorted(self: TorchBackend, rows, q):
     return (rows.shape[1] - self.torch.searchsorted(rows, q.contiguous(), right=True)).int()
 
-# %% ../../nbs/32_plism.kernel.ipynb #c775ec0b
+# %% ../../nbs/32_plism.kernel.ipynb #aa7ddd5b
 @patch
 def count_gt(self: TorchBackend, c, t, axis):
     return (c > (t[:, None] if axis == 1 else t[None, :])).sum(axis, dtype=self.torch.int32)
 
-# %% ../../nbs/32_plism.kernel.ipynb #f870ba6b
+# %% ../../nbs/32_plism.kernel.ipynb #7b39c1c0
 @patch
 def zeros_int(self: TorchBackend, shape): return self.torch.zeros(shape, dtype=self.torch.int32, device=self.device)
 @patch
@@ -217,7 +217,7 @@ def make_backend(backend: str='auto', device: str='cpu', precision: str='fp32', 
     if backend == 'cupy': return _cupy_backend(precision, memory_mb, device)
     return TorchBackend(precision, memory_mb, device)
 
-# %% ../../nbs/32_plism.kernel.ipynb #2347c241
+# %% ../../nbs/32_plism.kernel.ipynb #a8bfa824
 def _cupy_backend(precision: str, memory_mb: float, device: str) -> NumpyBackend:
     try: import cupy
     except ImportError as e:
@@ -298,7 +298,7 @@ _SERIAL = 1 << 20                 # blocks smaller than this many values: one th
 _self_serial = njit(cache=_CACHE)(_self_block_counts.py_func)
 _cross_serial = njit(cache=_CACHE)(_cross_block_counts.py_func)
 
-# %% ../../nbs/32_plism.kernel.ipynb #956cf29c
+# %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 @patch
 def self_block(self: NumpyBackend, g, r0: int, th):
     if self.xp is not np: return Backend.self_block(self, g, r0, th)
@@ -308,7 +308,7 @@ def self_block(self: NumpyBackend, g, r0: int, th):
         with _KERNEL_LOCK: _self_block_counts(g, r0, th, out)
     return out
 
-# %% ../../nbs/32_plism.kernel.ipynb #a43fb5aa
+# %% ../../nbs/32_plism.kernel.ipynb #8d3a5385
 @patch
 def cross_block(self: NumpyBackend, c, r0: int, t):
     if self.xp is not np: return Backend.cross_block(self, c, r0, t)
@@ -345,7 +345,7 @@ def self_counts(be: Backend, s, thresholds) -> Any:
         out[r0:r0 + step] = be.self_block(_gemm(be, s[r0:r0 + step], s, buf), r0, thresholds[r0:r0 + step])
     return out
 
-# %% ../../nbs/32_plism.kernel.ipynb #77ba5c74
+# %% ../../nbs/32_plism.kernel.ipynb #0db63838
 def cross_counts(be: Backend, a, b, t) -> tuple[Any, Any]:
     "Counts of B-tiles beating each A-query's twin, and of A-tiles beating each B-query's twin (twins excluded)."
     n = a.shape[0]
@@ -364,7 +364,7 @@ class PairRanks:
     rank_a: np.ndarray
     rank_b: np.ndarray
 
-# %% ../../nbs/32_plism.kernel.ipynb #7f7a71a7
+# %% ../../nbs/32_plism.kernel.ipynb #575683e8
 @patch
 def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, float]:
     "cosine_similarity, top_k_accuracy for each k, and extras from the same ranks."
@@ -383,14 +383,14 @@ def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     cosine = float(be.get(t_full).astype(np.float64).mean())
     return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
 
-# %% ../../nbs/32_plism.kernel.ipynb #58fd16b9
+# %% ../../nbs/32_plism.kernel.ipynb #a9ef400c
 def _blas_threads_per_worker(workers: int):
     "BLAS threads capped at cores / workers while pair threads run (no oversubscription); a no-op for 1 worker."
     if workers <= 1: return contextlib.nullcontext()
     from threadpoolctl import threadpool_limits
     return threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api='blas')
 
-# %% ../../nbs/32_plism.kernel.ipynb #4ea2cb67
+# %% ../../nbs/32_plism.kernel.ipynb #74910b33
 def _put_slides(be: Backend, features: Mapping[str, np.ndarray], slides: list[str], normalized: bool) -> dict:
     "slide → its unit-norm features on the backend; `DataError` if the slides differ in number of tiles."
     full = {s: be.put(features[s] if normalized else l2_normalize(features[s], file=s)) for s in slides}
@@ -398,20 +398,20 @@ def _put_slides(be: Backend, features: Mapping[str, np.ndarray], slides: list[st
     if len(n) > 1: raise DataError(f"slides have different numbers of tiles: {sorted(n)}", field='n_tiles')
     return full
 
-# %% ../../nbs/32_plism.kernel.ipynb #ccad2ae4
+# %% ../../nbs/32_plism.kernel.ipynb #31f3e3e3
 def _self_term(be: Backend, sims: dict, th: dict, partners: dict, s: str) -> dict:
     "(s, partner) → the self counts of slide `s` for the pair's thresholds."
     cnt = self_counts(be, sims[s], be.stack_cols([th[p][0] for p, _ in partners[s]]))
     return {(s, o): cnt[:, j] for j, (_, o) in enumerate(partners[s])}
 
-# %% ../../nbs/32_plism.kernel.ipynb #2da59cbb
+# %% ../../nbs/32_plism.kernel.ipynb #94826334
 def _pair_ranks(be: Backend, sims: dict, th: dict, selfc: dict, p: tuple[str, str]):
     a, b = p
     ca, cb = cross_counts(be, sims[a], sims[b], th[p][0])
     return p, PairRanks(th[p][1], be.get(selfc[(a, b)] + ca).astype(np.int64),
                         be.get(selfc[(b, a)] + cb).astype(np.int64))
 
-# %% ../../nbs/32_plism.kernel.ipynb #dd5906df
+# %% ../../nbs/32_plism.kernel.ipynb #525263ba
 def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]], backend: Backend|str='auto',
                workers: int=1, normalized: bool=False) -> Iterator[tuple[tuple[str, str], PairRanks]]:
     "Yield ((a, b), PairRanks) for every pair, slide-major: each slide's self term computed once for all partners."
@@ -440,7 +440,7 @@ def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=F
         out[f"s{i}"] = x
     return out
 
-# %% ../../nbs/32_plism.kernel.ipynb #17dc3088
+# %% ../../nbs/32_plism.kernel.ipynb #674bd01f
 def _tie_slides(rng: np.random.Generator, n_slides: int, n: int, d: int) -> dict[str, np.ndarray]:
     def tern(m):
         x = np.zeros((m, d))
@@ -462,7 +462,7 @@ def nearest_tiles(a: np.ndarray, b: np.ndarray, k: int=10,
     for r0 in range(0, m, step): idx[r0:r0 + step], sim[r0:r0 + step] = _nearest_block(be, x, r0, step, k)
     return idx, sim
 
-# %% ../../nbs/32_plism.kernel.ipynb #56cd3ed1
+# %% ../../nbs/32_plism.kernel.ipynb #e0551593
 def _nearest_block(be: Backend, x, r0: int, step: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     "(indices, similarities) of the k nearest gallery tiles of queries x[r0:r0 + step] (themselves excluded)."
     s = be.matmul_t(be.for_sims(x[r0:r0 + step]), be.for_sims(x))

@@ -22,7 +22,7 @@ __all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluat
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="PLISM robustness of pathology foundation models to scanners and stainings.")
 
-# %% ../../nbs/39_plism.cli.ipynb #7ae31a14
+# %% ../../nbs/39_plism.cli.ipynb #87848675
 def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
     "The --top-k values, including the bare numbers that follow the flag (`--top-k 1 3 5 10`)."
     from benchnb.plism.evaluate import parse_top_k
@@ -30,20 +30,20 @@ def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
     if any(not a.isdigit() for a in extra): raise ConfigError("unexpected argument(s)", field='args', value=extra)
     return parse_top_k(top_k + extra) if (top_k or extra) else parse_top_k(None)
 
-# %% ../../nbs/39_plism.cli.ipynb #8be36754
+# %% ../../nbs/39_plism.cli.ipynb #fa4d3c1f
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
 SHARD_HELP = ("Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. "
               "Run every i (anywhere), then {}.")
 DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); checked before any work.")
 
-# %% ../../nbs/39_plism.cli.ipynb #6df18349
+# %% ../../nbs/39_plism.cli.ipynb #cfaff3ea
 def _device_name(device: str) -> str:
     "'-1' and 'cpu' → cpu, 'N' → cuda:N, gpu → cuda; anything else as given."
     if device in ('-1', 'cpu'): return 'cpu'
     if device.isdigit(): return f'cuda:{device}'
     return 'cuda' if device == 'gpu' else device
 
-# %% ../../nbs/39_plism.cli.ipynb #25f6ece9
+# %% ../../nbs/39_plism.cli.ipynb #dae945a2
 def check_device(device: str) -> str:
     "The device string normalised ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` if unknown or missing."
     d = _device_name(device)
@@ -58,10 +58,10 @@ def check_device(device: str) -> str:
             raise ConfigError(f"only {torch.cuda.device_count()} CUDA device(s) here", field='--device', value=device)
     return d
 
-# %% ../../nbs/39_plism.cli.ipynb #805f741a
+# %% ../../nbs/39_plism.cli.ipynb #70d2fbcd
 def example(*lines: str) -> str: return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
 
-# %% ../../nbs/39_plism.cli.ipynb #275961d9
+# %% ../../nbs/39_plism.cli.ipynb #439a0ca3
 _EVALUATE_EXAMPLE = example("benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics "
                             "--n-tiles 8139 --top-k 1 3 5 10")
 _ExtractorOpt = typer.Option(..., help="Extractor name: the folder under --features-dir.")
@@ -94,7 +94,7 @@ def evaluate(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: P
     _show(out)
     for w in warnings: typer.echo(f"warning: {w}")      # also below the table, where a reader of the output looks
 
-# %% ../../nbs/39_plism.cli.ipynb #60cf2d0f
+# %% ../../nbs/39_plism.cli.ipynb #35d4034a
 def _show(out: Path):
     from benchnb.plism.evaluate import leaderboard_score
     if not (out/'results.csv').exists():
@@ -118,12 +118,12 @@ def merge(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor
     from benchnb.plism.evaluate import merge_metrics
     _show(merge_metrics(features_dir, metrics_dir, extractor, _top_k(ctx, top_k), n_tiles, precision))
 
-# %% ../../nbs/39_plism.cli.ipynb #6d4544d5
+# %% ../../nbs/39_plism.cli.ipynb #8aeb7192
 def _top_k_columns(metrics: pd.DataFrame) -> list[int]:
     "The k of every `top_<k>_accuracy` column of a metrics table, in column order."
     return [int(c.split('_')[1]) for c in metrics.columns if c.startswith('top_') and c.endswith('_accuracy')]
 
-# %% ../../nbs/39_plism.cli.ipynb #f08bb53d
+# %% ../../nbs/39_plism.cli.ipynb #67ae3b4c
 @cli.command(context_settings=_EXTRA,
              epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
 def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
@@ -140,7 +140,7 @@ def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A 
         with atomic_write(out) as f: res.to_csv(f, index=True)
     typer.echo(res.to_string())
 
-# %% ../../nbs/39_plism.cli.ipynb #5d7b4c29
+# %% ../../nbs/39_plism.cli.ipynb #a0095978
 @cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: str = typer.Option('8139', help="Which <n>_tiles folder to rank.")):
@@ -149,7 +149,7 @@ def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-di
     folder = n_tiles if n_tiles.endswith('_tiles') else f"{n_tiles}_tiles"
     typer.echo(leaderboard(metrics_dir, folder).to_string(index=False))
 
-# %% ../../nbs/39_plism.cli.ipynb #fd74c82d
+# %% ../../nbs/39_plism.cli.ipynb #2ca923d5
 @cli.command(epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
@@ -158,7 +158,7 @@ def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides
     from benchnb.plism.data import download_plism
     typer.echo(download_plism(download_dir, token, workers))
 
-# %% ../../nbs/39_plism.cli.ipynb #6b982f67
+# %% ../../nbs/39_plism.cli.ipynb #13bc3a7c
 _EXTRACT_EXAMPLE = example("benchnb plism extract --list",
     "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4")
 _ExtractorNameOpt = typer.Option(None, help="Registered extractor name (see --list).")
@@ -174,12 +174,12 @@ _AutocastOpt = typer.Option(None, '--autocast/--no-autocast',
 _RandomWeightsOpt = typer.Option(False, help="Build the model without pretrained weights (testing).")
 _ListOpt = typer.Option(False, '--list', help="List the registered extractors and exit.")
 
-# %% ../../nbs/39_plism.cli.ipynb #5fa8d8ff
+# %% ../../nbs/39_plism.cli.ipynb #691e7ef3
 def _list_extractors():
     from benchnb.plism.extract import extractors
     for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
 
-# %% ../../nbs/39_plism.cli.ipynb #753adf90
+# %% ../../nbs/39_plism.cli.ipynb #7fe85e94
 def _check_extract_args(extractor: str|None, device: str, shard: str|None) -> str:
     "The checked device, once the extractor name, device and shard have been checked (before any work)."
     from benchnb.plism.extract import extractors
