@@ -12,6 +12,8 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from fastcore.basics import patch
+
 from ..core import ConfigError, DataError, get_logger, resource_path
 
 # %% auto #0
@@ -58,15 +60,18 @@ def parse_slide_id(sid: str, file: Any=None) -> tuple[str, str]:
 def pair_category(a: str, b: str) -> str:
     "The robustness category of the slide pair (a, b)."
     (st_a, sc_a), (st_b, sc_b) = parse_slide_id(a), parse_slide_id(b)
-    if (st_a, sc_a) == (st_b, sc_b): raise PlismDataError("a slide cannot be paired with itself", field='slide', value=a)
+    if (st_a, sc_a) == (st_b, sc_b):
+        raise PlismDataError("a slide cannot be paired with itself", field='slide', value=a)
     if st_a == st_b: return 'inter-scanner'
     if sc_a == sc_b: return 'inter-staining'
     return 'inter-scanner, inter-staining'
 
+# %% ../../nbs/30_plism.data.ipynb #054d12b5
 def slide_pairs(slide_ids: Iterable[str]) -> list[tuple[str, str]]:
     "All unordered pairs (a, b), a < b, in sorted order."
     ids = sorted(set(slide_ids))
-    if len(ids) < 2: raise PlismDataError(f"need at least 2 slides to form pairs, got {len(ids)}", field='slides', value=ids)
+    if len(ids) < 2:
+        raise PlismDataError(f"need at least 2 slides to form pairs, got {len(ids)}", field='slides', value=ids)
     for s in ids: parse_slide_id(s)
     return list(combinations(ids, 2))
 
@@ -80,12 +85,15 @@ def pairs_table(slide_ids: Iterable[str]) -> pd.DataFrame:
                          category=pair_category(a, b)))
     return pd.DataFrame(rows)
 
+# %% ../../nbs/30_plism.data.ipynb #5f886326
 def category_mask(table: pd.DataFrame, category: str) -> pd.Series:
     "Rows of a pairs/metrics table (with staining_* and scanner_* columns) in `category`."
     same_st, same_sc = table.staining_a == table.staining_b, table.scanner_a == table.scanner_b
-    masks = {'inter-scanner': same_st, 'inter-staining': same_sc, 'inter-scanner, inter-staining': ~same_st & ~same_sc,
+    masks = {'inter-scanner': same_st, 'inter-staining': same_sc,
+             'inter-scanner, inter-staining': ~same_st & ~same_sc,
              'all': pd.Series(True, index=table.index)}
-    if category not in masks: raise ConfigError(f"unknown pair category (known: {', '.join(CATEGORIES)})", field='category', value=category)
+    if category not in masks:
+        raise ConfigError(f"unknown pair category (known: {', '.join(CATEGORIES)})", field='category', value=category)
     return masks[category]
 
 # %% ../../nbs/30_plism.data.ipynb #828c9c31
@@ -94,30 +102,43 @@ def parse_n_tiles(n_tiles: int|str|None) -> int|str:
     if n_tiles is None: return DEFAULT_N_TILES
     if isinstance(n_tiles, str):
         if n_tiles.strip().lower() == 'all': return 'all'
-        if not n_tiles.strip().isdigit(): raise ConfigError("n_tiles must be a positive integer or 'all'", field='n_tiles', value=n_tiles)
+        if not n_tiles.strip().isdigit():
+            raise ConfigError("n_tiles must be a positive integer or 'all'", field='n_tiles', value=n_tiles)
         n_tiles = int(n_tiles)
-    if int(n_tiles) < 1: raise ConfigError("n_tiles must be a positive integer or 'all'", field='n_tiles', value=n_tiles)
+    if int(n_tiles) < 1:
+        raise ConfigError("n_tiles must be a positive integer or 'all'", field='n_tiles', value=n_tiles)
     return int(n_tiles)
 
+# %% ../../nbs/30_plism.data.ipynb #3c899181
 def upstream_subset(n: int) -> np.ndarray:
     "Upstream row indices of the `n`-tile subset (n in 460, 2713, 5426, 8139)."
-    if n not in SUBSET_SIZES: raise ConfigError(f"no upstream subset of {n} tiles (known: {SUBSET_SIZES})", field='n_tiles', value=n)
+    if n not in SUBSET_SIZES:
+        raise ConfigError(f"no upstream subset of {n} tiles (known: {SUBSET_SIZES})", field='n_tiles', value=n)
     return np.load(resource_path('config', 'plism', 'tile-subsets', f'tiles_subset_{n}.npy'))
 
+# %% ../../nbs/30_plism.data.ipynb #0a64f20e
+def _upstream_rows(n: int, n_rows: int, file: Any=None) -> np.ndarray:
+    "The upstream `n`-tile subset, if the slide has the 16,278 tiles it indexes."
+    if n_rows != N_TILES_PER_SLIDE:
+        raise PlismDataError(f"the upstream {n}-tile subset indexes {N_TILES_PER_SLIDE}-tile PLISM slides, "
+                             f"but the features have {n_rows} rows; use n_tiles='all' or a smaller size",
+                             file=file, field='n_tiles', value=n)
+    return upstream_subset(n)
+
 # %% ../../nbs/30_plism.data.ipynb #260ea6ff
-def tile_subset(n_tiles: int|str|None, n_rows: int=N_TILES_PER_SLIDE, file: Any=None, seed: int=0) -> np.ndarray:
+def tile_subset(n_tiles: int|str|None, n_rows: int=N_TILES_PER_SLIDE, file: Any=None,
+                seed: int=0) -> np.ndarray:
     "Row indices (into the (x, y)-sorted features) evaluated for `n_tiles` on slides of `n_rows` tiles."
     n = parse_n_tiles(n_tiles)
     if n == 'all' or n == n_rows: return np.arange(n_rows)
-    if n in SUBSET_SIZES:
-        if n_rows != N_TILES_PER_SLIDE:
-            raise PlismDataError(f"the upstream {n}-tile subset indexes {N_TILES_PER_SLIDE}-tile PLISM slides, but the features have "
-                                 f"{n_rows} rows; use n_tiles='all' or a smaller size", file=file, field='n_tiles', value=n)
-        return upstream_subset(n)
-    if n > n_rows: raise PlismDataError(f"n_tiles={n} is larger than the {n_rows} tiles available", file=file, field='n_tiles', value=n)
+    if n in SUBSET_SIZES: return _upstream_rows(n, n_rows, file)
+    if n > n_rows:
+        raise PlismDataError(f"n_tiles={n} is larger than the {n_rows} tiles available",
+                             file=file, field='n_tiles', value=n)
     log.warning("n_tiles=%d is not an upstream subset: drawing %d of %d rows with seed %d", n, n, n_rows, seed)
     return np.sort(np.random.default_rng(seed).choice(n_rows, n, replace=False))
 
+# %% ../../nbs/30_plism.data.ipynb #666b3679
 def n_tiles_label(n_tiles: int|str|None, n_rows: int) -> str:
     "The `<n>_tiles` folder name for a run (`all` resolves to the number of rows)."
     n = parse_n_tiles(n_tiles)
@@ -128,26 +149,33 @@ def features_path(features_dir: str|os.PathLike, extractor: str, sid: str) -> Pa
     "Where the features of slide `sid` by `extractor` live."
     return Path(features_dir)/extractor/sid/'features.npy'
 
+# %% ../../nbs/30_plism.data.ipynb #a2c72de7
 def find_feature_files(features_dir: str|os.PathLike, extractor: str, official: bool=False) -> dict[str, Path]:
     "slide id → features.npy for every slide folder of `extractor`, checked."
     root = Path(features_dir)/extractor
-    if not root.is_dir(): raise PlismDataError("no features folder for this extractor", file=root, field='extractor', value=extractor)
+    if not root.is_dir():
+        raise PlismDataError("no features folder for this extractor", file=root, field='extractor', value=extractor)
     dirs = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith('.'))
     for d in dirs: parse_slide_id(d.name, file=d)
     missing_file = [d for d in dirs if not (d/'features.npy').is_file()]
-    if missing_file: raise PlismDataError(f"{len(missing_file)} slide folder(s) without features.npy", file=missing_file[0]/'features.npy')
+    if missing_file:
+        raise PlismDataError(f"{len(missing_file)} slide folder(s) without features.npy",
+                             file=missing_file[0]/'features.npy')
     found = {d.name: d/'features.npy' for d in dirs}
     _check_slide_set(found, root, official)
     return found
 
+# %% ../../nbs/30_plism.data.ipynb #b7e346ca
 def _check_slide_set(found: dict, root: Path, official: bool):
     if len(found) < 2: raise PlismDataError(f"found {len(found)} slide(s); at least 2 are needed", file=root)
     expected = set(official_slide_ids())
     names = {n if n.endswith('.tif') else n + '.tif' for n in found}
     if official and names != expected:
         miss, extra = sorted(expected - names), sorted(names - expected)
-        raise PlismDataError(f"official mode needs the 91 PLISM slides: {len(miss)} missing {miss[:3]}, {len(extra)} extra {extra[:3]}", file=root)
-    if not official and len(found) != 91: log.warning("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
+        raise PlismDataError(f"official mode needs the 91 PLISM slides: {len(miss)} missing {miss[:3]}, "
+                             f"{len(extra)} extra {extra[:3]}", file=root)
+    if not official and len(found) != 91:
+        log.warning("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
 
 # %% ../../nbs/30_plism.data.ipynb #38d17b00
 def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
@@ -155,36 +183,60 @@ def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
     path = Path(path)
     try: arr = np.load(path, mmap_mode='r' if mmap else None, allow_pickle=False)
     except FileNotFoundError: raise PlismDataError("features file not found", file=path)
-    except (ValueError, OSError, EOFError) as e: raise PlismDataError(f"cannot read features (truncated or not a .npy file?): {e}", file=path)
-    if arr.dtype != np.float32: raise PlismDataError("features must be float32", file=path, field='dtype', value=str(arr.dtype))
+    except (ValueError, OSError, EOFError) as e:
+        raise PlismDataError(f"cannot read features (truncated or not a .npy file?): {e}", file=path)
+    if arr.dtype != np.float32:
+        raise PlismDataError("features must be float32", file=path, field='dtype', value=str(arr.dtype))
     if arr.ndim != 2 or arr.shape[1] < 4:
-        raise PlismDataError("features must have shape (n_tiles, 3 + d) with d >= 1 (columns level, x, y, features)", file=path, field='shape', value=arr.shape)
+        raise PlismDataError("features must have shape (n_tiles, 3 + d) with d >= 1 (columns level, x, y, features)",
+                             file=path, field='shape', value=arr.shape)
+    _check_xy_order(arr, path)
+    return arr
+
+# %% ../../nbs/30_plism.data.ipynb #e4e9ed9d
+def _check_xy_order(arr: np.ndarray, path: Path):
+    "`PlismDataError` unless the rows of `arr` (columns level, x, y, …) are sorted by (x, y) without duplicates."
     xy = np.asarray(arr[:, 1:3], dtype=np.float64)
     order_ok = (np.diff(xy[:, 0]) > 0) | ((np.diff(xy[:, 0]) == 0) & (np.diff(xy[:, 1]) > 0))
     if not order_ok.all():
-        raise PlismDataError(f"rows are not sorted by (x, y) without duplicates (first at row {int(np.argmin(order_ok)) + 1})", file=path)
-    return arr
+        first = int(np.argmin(order_ok)) + 1
+        raise PlismDataError(f"rows are not sorted by (x, y) without duplicates (first at row {first})", file=path)
 
 # %% ../../nbs/30_plism.data.ipynb #80eeb195
-def load_slide_features(path: str|os.PathLike, n_tiles: int|str|None='all', reference: tuple|None=None) -> tuple[np.ndarray, np.ndarray]:
+def load_slide_features(path: str|os.PathLike, n_tiles: int|str|None='all',
+                        reference: tuple|None=None) -> tuple[np.ndarray, np.ndarray]:
     "(coords of all rows, float32 features of the evaluated rows) of one slide; `reference` = (coords, path) to match."
     arr = read_features(path)
     coords = np.array(arr[:, :3])
-    if reference is not None:
-        ref, ref_path = reference
-        if ref.shape != coords.shape:
-            raise PlismDataError(f"has {len(coords)} tiles but {ref_path} has {len(ref)}", file=path, field='shape', value=arr.shape)
-        bad = np.flatnonzero((ref != coords).any(1))
-        if len(bad): raise PlismDataError(f"tile coordinates differ from {ref_path} at {len(bad)} row(s), first row {bad[0]}: "
-                                          f"{coords[bad[0]].tolist()} vs {ref[bad[0]].tolist()}", file=path, field='coordinates')
+    if reference is not None: _check_coords(coords, reference, path, arr.shape)
     rows = tile_subset(n_tiles, len(arr), file=path)
     feats = np.ascontiguousarray(arr[rows, 3:])
+    _check_feature_values(feats, rows, path)
+    return coords, feats
+
+# %% ../../nbs/30_plism.data.ipynb #1d509ab4
+def _check_coords(coords: np.ndarray, reference: tuple, path, shape: tuple):
+    "`PlismDataError` unless `coords` equal those of `reference` = (coords, path)."
+    ref, ref_path = reference
+    if ref.shape != coords.shape:
+        raise PlismDataError(f"has {len(coords)} tiles but {ref_path} has {len(ref)}",
+                             file=path, field='shape', value=shape)
+    bad = np.flatnonzero((ref != coords).any(1))
+    if len(bad):
+        raise PlismDataError(f"tile coordinates differ from {ref_path} at {len(bad)} row(s), first row {bad[0]}: "
+                             f"{coords[bad[0]].tolist()} vs {ref[bad[0]].tolist()}", file=path, field='coordinates')
+
+# %% ../../nbs/30_plism.data.ipynb #69e8f3ed
+def _check_feature_values(feats: np.ndarray, rows: np.ndarray, path):
+    "`PlismDataError` on NaN/inf or all-zero rows of `feats` (row k of `feats` is row `rows[k]` of the file)."
     if not np.isfinite(feats).all():
         r = int(np.flatnonzero(~np.isfinite(feats).all(1))[0])
-        raise PlismDataError(f"non-finite (NaN/inf) feature values, first at evaluated row {r} (file row {rows[r]})", file=path)
+        raise PlismDataError(f"non-finite (NaN/inf) feature values, first at evaluated row {r} (file row {rows[r]})",
+                             file=path)
     zero = np.flatnonzero(~feats.any(1))
-    if len(zero): raise PlismDataError(f"{len(zero)} zero feature vector(s) (no direction, no cosine), first at file row {rows[zero[0]]}", file=path)
-    return coords, feats
+    if len(zero):
+        raise PlismDataError(f"{len(zero)} zero feature vector(s) (no direction, no cosine), "
+                             f"first at file row {rows[zero[0]]}", file=path)
 
 # %% ../../nbs/30_plism.data.ipynb #0ea6e279
 def write_features(path: str|os.PathLike, coords: np.ndarray, feats: np.ndarray) -> Path:
@@ -206,13 +258,17 @@ def parse_shard(shard: str|tuple|None) -> tuple[int, int]:
     if not 0 <= i < n: raise ConfigError("shard i/N needs 0 <= i < N", field='shard', value=shard)
     return i, n
 
+# %% ../../nbs/30_plism.data.ipynb #fdfc6916
 def shard_slides(items: Sequence, shard) -> list:
     "Every N-th item starting at i (balanced across shards)."
-    i, n = parse_shard(shard); return list(items)[i::n]
+    i, n = parse_shard(shard)
+    return list(items)[i::n]
 
+# %% ../../nbs/30_plism.data.ipynb #7a7fe462
 def shard_block(items: Sequence, shard) -> list:
     "The i-th of N contiguous, near-equal blocks of `items`."
-    i, n = parse_shard(shard); items = list(items)
+    i, n = parse_shard(shard)
+    items = list(items)
     lo, hi = (len(items) * i) // n, (len(items) * (i + 1)) // n
     return items[lo:hi]
 
@@ -224,6 +280,7 @@ def parse_tile_id(key: str, file: Any=None) -> tuple[int, int, int]:
         raise PlismDataError("tile key does not parse as tile_{level}_{x}_{y}", file=file, field='tile', value=key)
     return int(parts[1]), int(parts[2]), int(parts[3])
 
+# %% ../../nbs/30_plism.data.ipynb #c763600a
 def _open_h5(path: Path):
     import h5py
     try: return h5py.File(path, 'r')
@@ -244,13 +301,22 @@ class PlismTiles:
     def __repr__(self): return f"PlismTiles({self.path.name!r}, {len(self)} tiles)"
     def __getstate__(self): return {**self.__dict__, '_h5': None, '_pid': None}
 
-    def __getitem__(self, i: int):
-        if self._h5 is None or self._pid != os.getpid(): self._h5, self._pid = _open_h5(self.path), os.getpid()
-        try: tile = self._h5[self.keys[i]][()]
-        except (OSError, KeyError) as e: raise PlismDataError(f"cannot read tile {self.keys[i]}: {e}", file=self.path)
-        if tile.dtype != np.uint8 or tile.ndim != 3 or tile.shape[2] != 3 or (self.tile_shape and tile.shape != self.tile_shape):
-            raise PlismDataError("tile must be an (H, W, 3) uint8 array", file=self.path, field=self.keys[i], value=(tile.shape, str(tile.dtype)))
-        return (self.transform(tile) if self.transform else tile), self.coords[i]
+# %% ../../nbs/30_plism.data.ipynb #70a97d72
+@patch
+def __getitem__(self: PlismTiles, i: int):
+    if self._h5 is None or self._pid != os.getpid(): self._h5, self._pid = _open_h5(self.path), os.getpid()
+    try: tile = self._h5[self.keys[i]][()]
+    except (OSError, KeyError) as e: raise PlismDataError(f"cannot read tile {self.keys[i]}: {e}", file=self.path)
+    _check_tile(tile, self.tile_shape, self.path, self.keys[i])
+    return (self.transform(tile) if self.transform else tile), self.coords[i]
+
+# %% ../../nbs/30_plism.data.ipynb #74682bb1
+def _check_tile(tile: np.ndarray, tile_shape: tuple|None, path: Path, key: str):
+    "`PlismDataError` unless `tile` is an (H, W, 3) uint8 array (of shape `tile_shape` if given)."
+    bad_shape = tile.ndim != 3 or tile.shape[2] != 3 or (tile_shape and tile.shape != tile_shape)
+    if tile.dtype != np.uint8 or bad_shape:
+        raise PlismDataError("tile must be an (H, W, 3) uint8 array", file=path, field=key,
+                             value=(tile.shape, str(tile.dtype)))
 
 # %% ../../nbs/30_plism.data.ipynb #f092b850
 PLISM_REPO = 'owkin/plism-dataset'
@@ -260,13 +326,16 @@ def download_plism(download_dir: str|os.PathLike, token: str|None=None, workers:
                    allow_patterns: Sequence[str]=(PLISM_PATTERN,)) -> Path:
     "Download (or resume downloading) the PLISM h5 slides into `download_dir`; return the folder."
     from huggingface_hub import snapshot_download
-    download_dir = Path(download_dir); download_dir.mkdir(parents=True, exist_ok=True)
+    download_dir = Path(download_dir)
+    download_dir.mkdir(parents=True, exist_ok=True)
     token = token or os.environ.get('HF_TOKEN') or None
     log.info("downloading %s (%s) into %s with %d workers", repo_id, ', '.join(allow_patterns), download_dir, workers)
-    snapshot_download(repo_id=repo_id, repo_type='dataset', local_dir=str(download_dir), allow_patterns=list(allow_patterns),
-                      ignore_patterns=['.gitattributes'], token=token, max_workers=workers)
+    snapshot_download(repo_id=repo_id, repo_type='dataset', local_dir=str(download_dir),
+                      allow_patterns=list(allow_patterns), ignore_patterns=['.gitattributes'], token=token,
+                      max_workers=workers)
     return download_dir
 
+# %% ../../nbs/30_plism.data.ipynb #edcab12b
 def find_h5_slides(download_dir: str|os.PathLike) -> dict[str, Path]:
     "slide id → h5 path for every `*_to_GMH_S60.tif.h5` under `download_dir` (searched recursively)."
     found = {p.name[:-len('.h5')]: p for p in sorted(Path(download_dir).rglob(PLISM_PATTERN))}
@@ -278,55 +347,82 @@ def find_h5_slides(download_dir: str|os.PathLike) -> dict[str, Path]:
 def _code_rng(code: str, seed: int) -> np.random.Generator:
     return np.random.default_rng([zlib.crc32(code.encode()), seed])
 
+# %% ../../nbs/30_plism.data.ipynb #988ebf46
+def _smooth_noise(rng: np.random.Generator, k: int, size: int) -> np.ndarray:
+    "A smooth (size, size) float32 field in [0, 1]: `k` × `k` uniform noise resized bicubically."
+    from PIL import Image
+    noise = Image.fromarray((rng.random((k, k)) * 255).astype(np.uint8))
+    return np.asarray(noise.resize((size, size), Image.BICUBIC), np.float32) / 255
+
+# %% ../../nbs/30_plism.data.ipynb #f7f097e8
 def _tissue(rng: np.random.Generator, size: int) -> tuple[np.ndarray, np.ndarray]:
     "Hematoxylin and eosin density maps in [0, 1] of one synthetic tissue tile."
     from PIL import Image, ImageDraw, ImageFilter
-    smooth = lambda k: np.asarray(Image.fromarray((rng.random((k, k)) * 255).astype(np.uint8)).resize((size, size), Image.BICUBIC), np.float32) / 255
     density = rng.uniform(0.2, 1.0)                                   # tiles range from sparse to dense tissue
-    tissue = (smooth(4) < rng.uniform(0.3, 0.9)).astype(np.float32)   # tissue vs white background
-    nuclei = Image.new('L', (size, size), 0); draw = ImageDraw.Draw(nuclei)
+    tissue = (_smooth_noise(rng, 4, size) < rng.uniform(0.3, 0.9)).astype(np.float32)   # tissue vs background
+    nuclei = Image.new('L', (size, size), 0)
+    draw = ImageDraw.Draw(nuclei)
     for _ in range(int(rng.integers(2, 8 + 50 * density))):
-        x, y = rng.integers(0, size, 2); rx, ry = rng.integers(size // 40 + 2, size // 14 + 3, 2)
+        x, y = rng.integers(0, size, 2)
+        rx, ry = rng.integers(size // 40 + 2, size // 14 + 3, 2)
         draw.ellipse([x - rx, y - ry, x + rx, y + ry], fill=int(rng.integers(150, 256)))
     h = np.asarray(nuclei.filter(ImageFilter.GaussianBlur(size / 150)), np.float32) / 255 * tissue
-    return h, density * (0.3 + 0.7 * smooth(6)) * tissue
+    return h, density * (0.3 + 0.7 * _smooth_noise(rng, 6, size)) * tissue
 
 # %% ../../nbs/30_plism.data.ipynb #5817925f
 def _staining_look(staining: str, seed: int) -> tuple[np.ndarray, np.ndarray, float]:
     "Stain optical-density vectors (hematoxylin, eosin) and strength for a staining code."
     r = _code_rng('stain:' + staining, seed)
-    vh = np.abs(np.array([0.65, 0.70, 0.29]) + r.normal(0, 0.12, 3)); ve = np.abs(np.array([0.07, 0.99, 0.11]) + r.normal(0, 0.12, 3))
+    vh = np.abs(np.array([0.65, 0.70, 0.29]) + r.normal(0, 0.12, 3))
+    ve = np.abs(np.array([0.07, 0.99, 0.11]) + r.normal(0, 0.12, 3))
     return vh / np.linalg.norm(vh), ve / np.linalg.norm(ve), float(r.uniform(0.7, 1.4))
 
+# %% ../../nbs/30_plism.data.ipynb #c323785e
 def _scanner_look(scanner: str, seed: int) -> dict:
     "Blur radius, colour cast, gamma and noise level for a scanner code."
     r = _code_rng('scan:' + scanner, seed)
-    return dict(blur=float(r.uniform(0, 1.2)), cast=r.normal(0, 5, 3), gamma=float(r.uniform(0.85, 1.15)), noise=float(r.uniform(1, 5)))
+    return dict(blur=float(r.uniform(0, 1.2)), cast=r.normal(0, 5, 3), gamma=float(r.uniform(0.85, 1.15)),
+                noise=float(r.uniform(1, 5)))
 
-def render_tile(h: np.ndarray, e: np.ndarray, staining: str, scanner: str, rng: np.random.Generator, seed: int=0) -> np.ndarray:
+# %% ../../nbs/30_plism.data.ipynb #2ca5c3c7
+def render_tile(h: np.ndarray, e: np.ndarray, staining: str, scanner: str, rng: np.random.Generator,
+                seed: int=0) -> np.ndarray:
     "One (H, W, 3) uint8 tile of tissue densities (h, e) as stained by `staining` and scanned by `scanner`."
     from PIL import Image, ImageFilter
-    vh, ve, strength = _staining_look(staining, seed); sc = _scanner_look(scanner, seed)
+    vh, ve, strength = _staining_look(staining, seed)
+    sc = _scanner_look(scanner, seed)
     od = strength * 1.6 * (h[..., None] * vh + e[..., None] * ve)
-    img = Image.fromarray(np.clip(255 * np.exp(-od), 0, 255).astype(np.uint8)).filter(ImageFilter.GaussianBlur(sc['blur']))
-    x = 255 * (np.asarray(img, np.float32) / 255) ** sc['gamma'] + sc['cast'] + rng.normal(0, sc['noise'], h.shape + (3,))
+    img = Image.fromarray(np.clip(255 * np.exp(-od), 0, 255).astype(np.uint8))
+    img = img.filter(ImageFilter.GaussianBlur(sc['blur']))
+    noise = rng.normal(0, sc['noise'], h.shape + (3,))
+    x = 255 * (np.asarray(img, np.float32) / 255) ** sc['gamma'] + sc['cast'] + noise
     return np.clip(np.rint(x), 0, 255).astype(np.uint8)
 
 # %% ../../nbs/30_plism.data.ipynb #61ddbe83
-def make_synthetic_slides(out_dir: str|os.PathLike, stainings: Sequence[str]=('GMH', 'GIV', 'KR'), scanners: Sequence[str]=('S60', 'AT2'),
-                          grid: tuple[int, int]=(6, 4), tile_size: int=224, level: int=16, seed: int=0) -> dict[str, Path]:
+def make_synthetic_slides(out_dir: str|os.PathLike, stainings: Sequence[str]=('GMH', 'GIV', 'KR'),
+                          scanners: Sequence[str]=('S60', 'AT2'), grid: tuple[int, int]=(6, 4), tile_size: int=224,
+                          level: int=16, seed: int=0) -> dict[str, Path]:
     "Write PLISM-format h5 slides (one per staining × scanner, `grid` = (columns, rows) tiles); return id → path."
-    import h5py
-    out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
     cells = [(x, y) for x in range(grid[0]) for y in range(grid[1])]
     tissue = {c: _tissue(np.random.default_rng([seed, *c]), tile_size) for c in cells}
     paths = {}
     for st in stainings:
         for sc in scanners:
-            sid = slide_id(st, sc); path = out_dir/f"{sid}.h5"; tmp = path.with_name(f".{path.name}.tmp")
-            with h5py.File(tmp, 'w') as f:
-                for (x, y), (h, e) in tissue.items():
-                    rng = np.random.default_rng([seed, zlib.crc32(sid.encode()), x, y])
-                    f.create_dataset(f"tile_{level}_{x}_{y}", data=render_tile(h, e, st, sc, rng, seed))
-            os.replace(tmp, path); paths[sid] = path
+            sid = slide_id(st, sc)
+            paths[sid] = _write_synthetic_slide(out_dir/f"{sid}.h5", tissue, st, sc, level, seed)
     return paths
+
+# %% ../../nbs/30_plism.data.ipynb #da93e0e1
+def _write_synthetic_slide(path: Path, tissue: dict, staining: str, scanner: str, level: int, seed: int) -> Path:
+    "Write one synthetic h5 slide (tiles rendered from `tissue`: grid cell → (h, e)) atomically; return `path`."
+    import h5py
+    sid = slide_id(staining, scanner)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with h5py.File(tmp, 'w') as f:
+        for (x, y), (h, e) in tissue.items():
+            rng = np.random.default_rng([seed, zlib.crc32(sid.encode()), x, y])
+            f.create_dataset(f"tile_{level}_{x}_{y}", data=render_tile(h, e, staining, scanner, rng, seed))
+    os.replace(tmp, path)
+    return path

@@ -26,17 +26,21 @@ __all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
-PAIR_COLUMNS = ['slide_a', 'features_path_a', 'staining_a', 'scanner_a', 'slide_b', 'features_path_b', 'staining_b', 'scanner_b']
+PAIR_COLUMNS = ['slide_a', 'features_path_a', 'staining_a', 'scanner_a',
+                'slide_b', 'features_path_b', 'staining_b', 'scanner_b']
 
 def metric_columns(top_k: Sequence[int]) -> list[str]:
     "Upstream metric column names for `top_k`."
     return ['cosine_similarity'] + [f"top_{k}_accuracy" for k in top_k]
 
+# %% ../../nbs/33_plism.evaluate.ipynb #07ce6388
 def parse_top_k(top_k: Sequence[int|str]|str|None) -> list[int]:
     "k values from a list or a string like '1 3 5 10' or '1,3,5,10' (order kept, duplicates dropped)."
     if top_k is None: return [1, 3, 5, 10]
-    items = top_k.replace(',', ' ').split() if isinstance(top_k, str) else [t for x in top_k for t in str(x).replace(',', ' ').split()]
-    if not items or not all(i.isdigit() and int(i) >= 1 for i in items): raise ConfigError("top-k values must be positive integers", field='top_k', value=top_k)
+    if isinstance(top_k, str): items = top_k.replace(',', ' ').split()
+    else: items = [t for x in top_k for t in str(x).replace(',', ' ').split()]
+    if not items or not all(i.isdigit() and int(i) >= 1 for i in items):
+        raise ConfigError("top-k values must be positive integers", field='top_k', value=top_k)
     return list(dict.fromkeys(int(i) for i in items))
 
 # %% ../../nbs/33_plism.evaluate.ipynb #b875f74a
@@ -44,7 +48,8 @@ def get_results(metrics: pd.DataFrame, top_k: Sequence[int]) -> pd.DataFrame:
     "The results table: categories × metrics, cells `mean (std) ; median (iqr)`."
     cols = metric_columns(top_k)
     missing = [c for c in cols + ['staining_a', 'staining_b', 'scanner_a', 'scanner_b'] if c not in metrics]
-    if missing: raise DataError(f"metrics table lacks column(s) {missing}", field='columns', value=list(metrics.columns))
+    if missing:
+        raise DataError(f"metrics table lacks column(s) {missing}", field='columns', value=list(metrics.columns))
     rows = {}
     for cat in CATEGORIES:
         sub = metrics.loc[category_mask(metrics, cat), cols]
@@ -52,15 +57,18 @@ def get_results(metrics: pd.DataFrame, top_k: Sequence[int]) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient='index', columns=cols)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #7ae8e94a
-LEADERBOARD_CELLS = {'cosine_all': ('all', 'cosine_similarity'), 'top10_inter_scanner': ('inter-scanner', 'top_10_accuracy'),
+LEADERBOARD_CELLS = {'cosine_all': ('all', 'cosine_similarity'),
+                     'top10_inter_scanner': ('inter-scanner', 'top_10_accuracy'),
                      'top10_inter_staining': ('inter-staining', 'top_10_accuracy'),
                      'top10_inter_both': ('inter-scanner, inter-staining', 'top_10_accuracy')}
 
 def median_part(cell: str) -> float:
     "The median of a `mean (std) ; median (iqr)` cell."
     try: return float(str(cell).split(';')[1].split('(')[0])
-    except (IndexError, ValueError): raise DataError("cell is not 'mean (std) ; median (iqr)'", field='cell', value=cell)
+    except (IndexError, ValueError):
+        raise DataError("cell is not 'mean (std) ; median (iqr)'", field='cell', value=cell)
 
+# %% ../../nbs/33_plism.evaluate.ipynb #22aa2106
 def leaderboard_score(results: pd.DataFrame) -> dict[str, float]:
     "The four median parts and the leaderboard metric (their mean, rounded to 3) of a results table."
     out = {name: median_part(results.loc[row, col]) for name, (row, col) in LEADERBOARD_CELLS.items()}
@@ -74,12 +82,14 @@ def eval_config(label: str, top_k: Sequence[int], precision: str) -> dict:
     "What determines the per-pair numbers (and so the cache key)."
     return {'tiles': label, 'top_k': list(top_k), 'precision': precision, 'kernel_version': KERNEL_VERSION}
 
+# %% ../../nbs/33_plism.evaluate.ipynb #0b35e1af
 def config_key(config: dict) -> str:
     "Short stable hash of a configuration."
     return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:12]
 
 def pair_unit(a: str, b: str) -> str: return f"{a}---{b}"
 
+# %% ../../nbs/33_plism.evaluate.ipynb #5b76d8e9
 def recorded_pairs(cache_dir: Path) -> dict[str, dict]:
     "unit → latest ok record over every shard's ledger in `cache_dir`."
     out = {}
@@ -99,61 +109,111 @@ def load_normalized(files: dict[str, Path], slides: Sequence[str], n_tiles, refe
 
 # %% ../../nbs/33_plism.evaluate.ipynb #671f065d
 def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike, extractor: str, top_k=(1, 3, 5, 10),
-                    n_tiles: int|str|None=None, device: str='cpu', backend: str='auto', precision: str='fp32', workers: int=1,
-                    overwrite: bool=False, shard: str|None=None, official: bool=False, memory_mb: float=256) -> Path:
+                    n_tiles: int|str|None=None, device: str='cpu', backend: str='auto', precision: str='fp32',
+                    workers: int=1, overwrite: bool=False, shard: str|None=None, official: bool=False,
+                    memory_mb: float=256) -> Path:
     "Evaluate every slide pair of `extractor`; return the output folder (or, for a shard, its cache folder)."
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor, official)
-    ids = sorted(files); n_rows = read_features(files[ids[0]]).shape[0]
-    label = n_tiles_label(n_tiles, n_rows); out = Path(metrics_dir)/label/extractor
+    ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
     be = make_backend(backend, device, precision, memory_mb)
-    config = eval_config(label, top_k, be.precision); key = config_key(config)
+    config = eval_config(label, top_k, be.precision)
     if shard is None and _finished(out, config, overwrite): return out
-    cache = out/'pairs'/key; write_json(cache/'config.json', config)
+    cache, ledger, done, todo = _pending_pairs(out/'pairs'/config_key(config), config, ids, shard, overwrite)
+    log.info("%s: %d pair(s) to compute (%d recorded) on %s", out, len(todo), len(done), be)
+    if todo: _run_pairs(files, todo, n_tiles, ids[0], be, workers, ledger, top_k)
+    if shard is not None and parse_shard(shard)[1] > 1: return cache
+    return merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision)
+
+# %% ../../nbs/33_plism.evaluate.ipynb #fdaa9f92
+def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) -> tuple[list[str], str, Path]:
+    "(sorted slide ids, the `<n>_tiles` label, the output folder) of an evaluation."
+    ids = sorted(files)
+    label = n_tiles_label(n_tiles, read_features(files[ids[0]]).shape[0])
+    return ids, label, Path(metrics_dir)/label/extractor
+
+# %% ../../nbs/33_plism.evaluate.ipynb #ee82b271
+def _pending_pairs(cache: Path, config: dict, ids: list[str], shard, overwrite: bool) -> tuple:
+    "(cache, this shard's ledger, recorded pairs, this shard's pairs still to compute)."
+    write_json(cache/'config.json', config)
     i, n = parse_shard(shard)
     ledger = Ledger(cache/f"shard-{i}-of-{n}.jsonl")
     if overwrite and ledger.path.exists(): ledger.path.unlink()
     done = recorded_pairs(cache) if not overwrite else {}
     todo = [p for p in shard_block(slide_pairs(ids), shard) if pair_unit(*p) not in done]
-    log.info("%s: %d pair(s) to compute (%d recorded) on %s", out, len(todo), len(done), be)
-    if todo: _run_pairs(files, todo, n_tiles, ids[0], be, workers, ledger, top_k)
-    return cache if shard is not None and parse_shard(shard)[1] > 1 else merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision)
+    return cache, ledger, done, todo
 
 # %% ../../nbs/33_plism.evaluate.ipynb #2a96683d
 def _finished(out: Path, config: dict, overwrite: bool) -> bool:
     "True when metrics.csv exists for this configuration (and we keep it)."
     if overwrite or not (out/'metrics.csv').exists(): return False
     prev = json.loads((out/'evaluate.json').read_text()) if (out/'evaluate.json').exists() else None
-    if prev != config: raise RunError(f"metrics.csv exists with another configuration ({prev}); pass overwrite (--overwrite) to recompute", file=out/'metrics.csv')
-    log.info("metrics already computed: %s", out/'metrics.csv'); return True
+    if prev != config:
+        raise RunError(f"metrics.csv exists with another configuration ({prev}); pass overwrite (--overwrite) "
+                       "to recompute", file=out/'metrics.csv')
+    log.info("metrics already computed: %s", out/'metrics.csv')
+    return True
 
+# %% ../../nbs/33_plism.evaluate.ipynb #7c7dfb99
 def _run_pairs(files, todo, n_tiles, reference, be, workers, ledger, top_k):
     slides = sorted({s for p in todo for s in p})
     feats = load_normalized(files, slides, n_tiles, reference)
     t0, bar = time.time(), progress(total=len(todo), desc='pairs', unit='pair')
     for (a, b), r in twin_ranks(feats, todo, be, workers=workers, normalized=True):
-        ledger.record(pair_unit(a, b), 'ok', **r.metrics(top_k)); bar.update()
-    bar.close(); log.info("%d pairs in %.1f s", len(todo), time.time() - t0)
+        ledger.record(pair_unit(a, b), 'ok', **r.metrics(top_k))
+        bar.update()
+    bar.close()
+    log.info("%d pairs in %.1f s", len(todo), time.time() - t0)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #5af33715
-def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None, precision: str='fp32') -> Path:
+def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None,
+                  precision: str='fp32') -> Path:
     "Write metrics.csv, results.csv and pair_details.csv from the recorded pairs; return the output folder."
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor)
-    ids = sorted(files); label = n_tiles_label(n_tiles, read_features(files[ids[0]]).shape[0])
-    out = Path(metrics_dir)/label/extractor; config = eval_config(label, top_k, precision)
-    rec = recorded_pairs(out/'pairs'/config_key(config))
+    ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
+    config = eval_config(label, top_k, precision)
+    cache = out/'pairs'/config_key(config)
+    rec = recorded_pairs(cache)
+    table, units = _pairs_with_paths(ids, files)
+    _check_recorded(rec, units, cache)
+    metrics, extra = _metrics_table(table, units, rec, top_k)
+    manifest = {**config, 'extractor': extractor, 'features_dir': str(features_dir), 'n_pairs': len(units)}
+    _write_outputs(out, manifest, config, table, extra, metrics, top_k)
+    return out
+
+# %% ../../nbs/33_plism.evaluate.ipynb #c53abc2e
+def _pairs_with_paths(ids: list[str], files: dict[str, Path]) -> tuple[pd.DataFrame, list[str]]:
+    "(`pairs_table(ids)` with features_path_a/_b columns, the unit of each row)."
     table = pairs_table(ids)
     units = [pair_unit(a, b) for a, b in zip(table.slide_a, table.slide_b)]
+    table['features_path_a'] = [str(files[s]) for s in table.slide_a]
+    table['features_path_b'] = [str(files[s]) for s in table.slide_b]
+    return table, units
+
+# %% ../../nbs/33_plism.evaluate.ipynb #84227c7f
+def _check_recorded(rec: dict, units: list[str], cache: Path):
+    "`RunError` naming the count and an example when some of `units` have no record."
     missing = [u for u in units if u not in rec]
-    if missing: raise RunError(f"{len(missing)} of {len(units)} pairs not computed yet (e.g. {missing[0]}); run the remaining shards", file=out/'pairs'/config_key(config))
-    table['features_path_a'] = [str(files[s]) for s in table.slide_a]; table['features_path_b'] = [str(files[s]) for s in table.slide_b]
+    if missing:
+        raise RunError(f"{len(missing)} of {len(units)} pairs not computed yet (e.g. {missing[0]}); "
+                       "run the remaining shards", file=cache)
+
+# %% ../../nbs/33_plism.evaluate.ipynb #f8d076a2
+def _metrics_table(table: pd.DataFrame, units: list[str], rec: dict, top_k: list[int]) -> tuple:
+    "(metrics table in upstream's columns and order, every recorded number per pair)."
     extra = pd.DataFrame([{k: v for k, v in rec[u].items() if k not in ('unit', 'status', 'time')} for u in units])
-    metrics = pd.concat([table[PAIR_COLUMNS], extra[metric_columns(top_k)]], axis=1).sort_values(['features_path_a', 'features_path_b'])
-    with RunDir(out, {**config, 'extractor': extractor, 'features_dir': str(features_dir), 'n_pairs': len(units)}, kind='plism-evaluate'):
+    metrics = pd.concat([table[PAIR_COLUMNS], extra[metric_columns(top_k)]], axis=1)
+    return metrics.sort_values(['features_path_a', 'features_path_b']), extra
+
+# %% ../../nbs/33_plism.evaluate.ipynb #0956ac06
+def _write_outputs(out: Path, manifest: dict, config: dict, table: pd.DataFrame, extra: pd.DataFrame,
+                   metrics: pd.DataFrame, top_k: list[int]):
+    "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`."
+    with RunDir(out, manifest, kind='plism-evaluate'):
         with atomic_write(out/'metrics.csv') as f: metrics.to_csv(f, index=False)
         with atomic_write(out/'results.csv') as f: get_results(metrics, top_k).to_csv(f, index=True)
-        with atomic_write(out/'pair_details.csv') as f: pd.concat([table[['slide_a', 'slide_b', 'category']], extra], axis=1).to_csv(f, index=False)
+        details = pd.concat([table[['slide_a', 'slide_b', 'category']], extra], axis=1)
+        with atomic_write(out/'pair_details.csv') as f: details.to_csv(f, index=False)
         write_json(out/'evaluate.json', config)
-    return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #2ea7ebac
 def leaderboard(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> pd.DataFrame:
@@ -163,7 +223,8 @@ def leaderboard(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> pd.
     for f in sorted((Path(metrics_dir)/label).glob('*/results.csv')):
         rows.append({'extractor': f.parent.name, **leaderboard_score(pd.read_csv(f, index_col=0))})
     if not rows: raise DataError(f"no */results.csv found for {label}", file=Path(metrics_dir)/label)
-    return pd.DataFrame(rows).sort_values(['leaderboard', 'extractor'], ascending=[False, True], ignore_index=True)
+    table = pd.DataFrame(rows)
+    return table.sort_values(['leaderboard', 'extractor'], ascending=[False, True], ignore_index=True)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #a8569e8d
 def plot_distributions(metrics: pd.DataFrame, columns: Sequence[str]|None=None):
@@ -173,40 +234,66 @@ def plot_distributions(metrics: pd.DataFrame, columns: Sequence[str]|None=None):
     fig, axs = plt.subplots(1, len(columns), figsize=(3.2 * len(columns), 3.4), squeeze=False)
     for ax, col in zip(axs[0], columns):
         data = [metrics.loc[category_mask(metrics, c), col].to_numpy() for c in CATEGORIES]
-        ax.boxplot([d if len(d) else [np.nan] for d in data]); ax.set_xticks([1, 2, 3, 4], ['scanner', 'staining', 'both', 'all'])
-        ax.set_title(col, fontsize=9); ax.set_ylim(-0.02, 1.02); ax.tick_params(labelsize=8)
-    fig.tight_layout(); return fig
+        ax.boxplot([d if len(d) else [np.nan] for d in data])
+        ax.set_xticks([1, 2, 3, 4], ['scanner', 'staining', 'both', 'all'])
+        ax.set_title(col, fontsize=9)
+        ax.set_ylim(-0.02, 1.02)
+        ax.tick_params(labelsize=8)
+    fig.tight_layout()
+    return fig
 
 # %% ../../nbs/33_plism.evaluate.ipynb #51f2e173
 def slide_table(metrics: pd.DataFrame, column: str='top_10_accuracy') -> pd.DataFrame:
     "Staining × scanner table of each slide's mean `column` over its pairs."
-    long = pd.concat([metrics[[f'staining_{s}', f'scanner_{s}', column]].set_axis(['staining', 'scanner', column], axis=1) for s in 'ab'])
+    sides = [metrics[[f'staining_{s}', f'scanner_{s}', column]].set_axis(['staining', 'scanner', column], axis=1)
+             for s in 'ab']
+    long = pd.concat(sides)
     return long.groupby(['staining', 'scanner'])[column].mean().unstack('scanner')
 
+# %% ../../nbs/33_plism.evaluate.ipynb #d2ee2659
 def plot_slide_heatmap(metrics: pd.DataFrame, column: str='top_10_accuracy'):
     "Heatmap of `slide_table`; returns the matplotlib figure."
     import matplotlib.pyplot as plt
     t = slide_table(metrics, column)
     fig, ax = plt.subplots(figsize=(1 + 0.7 * t.shape[1], 1 + 0.4 * t.shape[0]))
     im = ax.imshow(t.to_numpy(float), vmin=0, vmax=1, cmap='viridis', aspect='auto')
-    ax.set_xticks(range(t.shape[1]), t.columns, fontsize=8); ax.set_yticks(range(t.shape[0]), t.index, fontsize=8)
-    ax.set_xlabel('scanner'); ax.set_ylabel('staining'); ax.set_title(f'mean {column} per slide', fontsize=9)
-    fig.colorbar(im, ax=ax); fig.tight_layout(); return fig
+    ax.set_xticks(range(t.shape[1]), t.columns, fontsize=8)
+    ax.set_yticks(range(t.shape[0]), t.index, fontsize=8)
+    ax.set_xlabel('scanner')
+    ax.set_ylabel('staining')
+    ax.set_title(f'mean {column} per slide', fontsize=9)
+    fig.colorbar(im, ax=ax)
+    fig.tight_layout()
+    return fig
 
 # %% ../../nbs/33_plism.evaluate.ipynb #b093bf0d
 def check_inputs(features_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None, official: bool=False) -> list[str]:
     "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (a non-upstream tile count)."
-    from benchnb.plism.data import N_TILES_PER_SLIDE, SUBSET_SIZES, PlismDataError, parse_n_tiles
+    from benchnb.plism.data import N_TILES_PER_SLIDE, SUBSET_SIZES, parse_n_tiles
     files = find_feature_files(features_dir, extractor, official)
-    ids = sorted(files); first = read_features(files[ids[0]])
+    ids = sorted(files)
+    first = _check_widths(files, ids)
+    n = int(n_tiles_label(n_tiles, first.shape[0]).split('_')[0])
+    _check_k_below(parse_top_k(top_k), n)
+    if parse_n_tiles(n_tiles) != 'all' and n not in (*SUBSET_SIZES, N_TILES_PER_SLIDE, first.shape[0]):
+        return [f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, "
+                f"or all {N_TILES_PER_SLIDE}): the numbers are not comparable with the leaderboard"]
+    return []
+
+# %% ../../nbs/33_plism.evaluate.ipynb #4623a73a
+def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:
+    "The features of `ids[0]`, after checking every other slide has the same number of columns."
+    from benchnb.plism.data import PlismDataError
+    first = read_features(files[ids[0]])
     for s in ids[1:]:
         if (w := read_features(files[s]).shape[1]) != first.shape[1]:
-            raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}", file=files[s], field='shape')
-    n = int(n_tiles_label(n_tiles, first.shape[0]).split('_')[0])
-    if too_big := [k for k in parse_top_k(top_k) if k >= n]:
-        raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy would be "
-                          "1.000 for every pair", field='--top-k', value=too_big[0])
-    if parse_n_tiles(n_tiles) != 'all' and n not in (*SUBSET_SIZES, N_TILES_PER_SLIDE, first.shape[0]):
-        return [f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, or all {N_TILES_PER_SLIDE}): "
-                "the numbers are not comparable with the leaderboard"]
-    return []
+            raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}",
+                                 file=files[s], field='shape')
+    return first
+
+# %% ../../nbs/33_plism.evaluate.ipynb #378f4575
+def _check_k_below(top_k: list[int], n: int):
+    "`ConfigError` for the first k of `top_k` that is not below `n` tiles."
+    if too_big := [k for k in top_k if k >= n]:
+        raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy "
+                          "would be 1.000 for every pair", field='--top-k', value=too_big[0])

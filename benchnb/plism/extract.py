@@ -25,6 +25,7 @@ IMAGENET = ((0.485, 0.456, 0.406), (0.229, 0.224, 0.225))
 BIOPTIMUS = ((0.707223, 0.578729, 0.703617), (0.211883, 0.230117, 0.177517))
 POOLINGS = ('output', 'cls', 'cls+mean')
 
+# %% ../../nbs/31_plism.extract.ipynb #8b4d242f
 @dataclass
 class ExtractorSpec:
     "How to build and apply one feature extractor."
@@ -44,11 +45,14 @@ class ExtractorSpec:
 # %% ../../nbs/31_plism.extract.ipynb #cd581a54
 extractors = Registry('plism extractor')
 
-def register_extractor(name: str, timm_id: str|None=None, build: Callable|None=None, *, replace: bool=False, **kw) -> ExtractorSpec:
-    "Register an extractor by timm id (`timm_kwargs=...`) or by `build(pretrained)`; see `ExtractorSpec` for the options."
-    if (timm_id is None) == (build is None): raise ConfigError("give exactly one of timm_id or build", field='extractor', value=name)
+def register_extractor(name: str, timm_id: str|None=None, build: Callable|None=None, *, replace: bool=False,
+                       **kw) -> ExtractorSpec:
+    "Register an extractor by timm id (`timm_kwargs=...`) or by `build(pretrained)`; options: see `ExtractorSpec`."
+    if (timm_id is None) == (build is None):
+        raise ConfigError("give exactly one of timm_id or build", field='extractor', value=name)
     spec = ExtractorSpec(name, timm_id, build, **kw)
-    if spec.pooling not in POOLINGS: raise ConfigError(f"unknown pooling (known: {', '.join(POOLINGS)})", field='pooling', value=spec.pooling)
+    if spec.pooling not in POOLINGS:
+        raise ConfigError(f"unknown pooling (known: {', '.join(POOLINGS)})", field='pooling', value=spec.pooling)
     extractors.register(name, spec, replace=replace, tags=['timm' if timm_id else 'callable'])
     return spec
 
@@ -57,17 +61,20 @@ def _swiglu():
     import timm, torch
     return dict(mlp_layer=timm.layers.SwiGLUPacked, act_layer=torch.nn.SiLU)
 
+def _uni2h():
+    return dict(_swiglu(), img_size=224, patch_size=14, depth=24, num_heads=24, init_values=1e-5, embed_dim=1536,
+                mlp_ratio=2.66667 * 2, num_classes=0, no_embed_class=True, reg_tokens=8, dynamic_img_size=True)
+
 def _timm_kwargs(name: str) -> dict:
     "Model kwargs that need timm/torch objects, resolved only when the model is built."
     import torch
-    return {'h0_mini': _swiglu, 'virchow': _swiglu, 'virchow2': _swiglu,
-            'uni2h': lambda: dict(_swiglu(), img_size=224, patch_size=14, depth=24, num_heads=24, init_values=1e-5, embed_dim=1536,
-                                  mlp_ratio=2.66667 * 2, num_classes=0, no_embed_class=True, reg_tokens=8, dynamic_img_size=True),
-            }.get(name, dict)()
+    return {'h0_mini': _swiglu, 'virchow': _swiglu, 'virchow2': _swiglu, 'uni2h': _uni2h}.get(name, dict)()
 
+# %% ../../nbs/31_plism.extract.ipynb #ef26c888
 for _n, _id, _kw in [
     ('h0_mini', 'hf-hub:bioptimus/H0-mini', dict(dim=768, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], pooling='cls')),
-    ('hoptimus0', 'hf-hub:bioptimus/H-optimus-0', dict(dim=1536, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], timm_kwargs=dict(init_values=1e-5, dynamic_img_size=False))),
+    ('hoptimus0', 'hf-hub:bioptimus/H-optimus-0', dict(dim=1536, mean=BIOPTIMUS[0], std=BIOPTIMUS[1],
+                                                      timm_kwargs=dict(init_values=1e-5, dynamic_img_size=False))),
     ('uni', 'hf-hub:MahmoodLab/uni', dict(dim=1024, timm_kwargs=dict(init_values=1e-5, dynamic_img_size=True))),
     ('uni2h', 'hf-hub:MahmoodLab/UNI2-h', dict(dim=1536)),
     ('virchow', 'hf-hub:paige-ai/Virchow', dict(dim=2560, pooling='cls+mean', n_prefix=1)),
@@ -76,45 +83,58 @@ for _n, _id, _kw in [
 ]: register_extractor(_n, _id, description=f"{_id} (upstream plismbench settings)", **_kw)
 
 # %% ../../nbs/31_plism.extract.ipynb #bee6314e
+_LUNIT_URL = ('https://github.com/lunit-io/benchmark-ssl-pathology/releases/download/pretrained-weights/'
+              'dino_vit_small_patch8_ep200.torch')
+
 def _lunit(pretrained: bool=True):
     import torch
     from timm.models.vision_transformer import VisionTransformer
     m = VisionTransformer(img_size=224, patch_size=8, embed_dim=384, num_heads=6, num_classes=0)
-    if pretrained:
-        url = 'https://github.com/lunit-io/benchmark-ssl-pathology/releases/download/pretrained-weights/dino_vit_small_patch8_ep200.torch'
-        m.load_state_dict(torch.hub.load_state_dict_from_url(url, map_location='cpu'), strict=False)
+    if pretrained: m.load_state_dict(torch.hub.load_state_dict_from_url(_LUNIT_URL, map_location='cpu'), strict=False)
     return m
 
+# %% ../../nbs/31_plism.extract.ipynb #480df07f
 def _hub(repo: str, entry: str):
     def build(pretrained: bool=True):
         import torch
         return torch.hub.load(repo, entry, trust_repo=True, **({} if pretrained else {'pretrained': False}))
     return build
 
-def random_vit(embed_dim: int=64, depth: int=2, num_heads: int=2, patch_size: int=16, reg_tokens: int=0, seed: int=0):
+# %% ../../nbs/31_plism.extract.ipynb #d92930bb
+def random_vit(embed_dim: int=64, depth: int=2, num_heads: int=2, patch_size: int=16, reg_tokens: int=0,
+               seed: int=0):
     "A small timm ViT with seeded random weights (any input size; for tests and demos)."
     def build(pretrained: bool=False):
         import torch
         from timm.models.vision_transformer import VisionTransformer
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
-            return VisionTransformer(img_size=224, patch_size=patch_size, embed_dim=embed_dim, depth=depth, num_heads=num_heads,
-                                     num_classes=0, reg_tokens=reg_tokens, dynamic_img_size=True, dynamic_img_pad=True)
+            return VisionTransformer(img_size=224, patch_size=patch_size, embed_dim=embed_dim, depth=depth,
+                                     num_heads=num_heads, num_classes=0, reg_tokens=reg_tokens,
+                                     dynamic_img_size=True, dynamic_img_pad=True)
     return build
 
-register_extractor('lunit_vit_small_8', build=_lunit, dim=384, mean=(0.70322989, 0.53606487, 0.66096631), std=(0.21716536, 0.26081574, 0.20723464),
-                   description='Lunit DINO ViT-S/8 (GitHub release weights)')
-register_extractor('kaiko_vit_base', build=_hub('kaiko-ai/towards_large_pathology_fms', 'vitb8'), dim=768, mean=(0.5,) * 3, std=(0.5,) * 3, description='Kaiko ViT-B/8 (torch.hub)')
-register_extractor('kaiko_vit_large', build=_hub('kaiko-ai/towards_large_pathology_fms', 'vitl14'), dim=1024, mean=(0.5,) * 3, std=(0.5,) * 3, description='Kaiko ViT-L/14 (torch.hub)')
-register_extractor('dinov2_vit_giant_imagenet', build=_hub('facebookresearch/dinov2', 'dinov2_vitg14_reg'), dim=1536, description='DINOv2 ViT-g/14 with registers (torch.hub)')
-register_extractor('vit_tiny_random', build=random_vit(192, 4, 3), dim=192, description='timm ViT-Tiny/16, seeded random weights (demo)')
-register_extractor('vit_micro_random', build=random_vit(64, 2, 2, 32), dim=64, description='2-block ViT, patch 32, seeded random weights (tests)')
+# %% ../../nbs/31_plism.extract.ipynb #adc82449
+register_extractor('lunit_vit_small_8', build=_lunit, dim=384, mean=(0.70322989, 0.53606487, 0.66096631),
+                   std=(0.21716536, 0.26081574, 0.20723464), description='Lunit DINO ViT-S/8 (GitHub release weights)')
+register_extractor('kaiko_vit_base', build=_hub('kaiko-ai/towards_large_pathology_fms', 'vitb8'), dim=768,
+                   mean=(0.5,) * 3, std=(0.5,) * 3, description='Kaiko ViT-B/8 (torch.hub)')
+register_extractor('kaiko_vit_large', build=_hub('kaiko-ai/towards_large_pathology_fms', 'vitl14'), dim=1024,
+                   mean=(0.5,) * 3, std=(0.5,) * 3, description='Kaiko ViT-L/14 (torch.hub)')
+register_extractor('dinov2_vit_giant_imagenet', build=_hub('facebookresearch/dinov2', 'dinov2_vitg14_reg'), dim=1536,
+                   description='DINOv2 ViT-g/14 with registers (torch.hub)')
+register_extractor('vit_tiny_random', build=random_vit(192, 4, 3), dim=192,
+                   description='timm ViT-Tiny/16, seeded random weights (demo)')
+register_extractor('vit_micro_random', build=random_vit(64, 2, 2, 32), dim=64,
+                   description='2-block ViT, patch 32, seeded random weights (tests)')
 
 # %% ../../nbs/31_plism.extract.ipynb #e8bed878
 def _pooled(model, pooling: str, n_prefix: int):
     import torch
     class Pooled(torch.nn.Module):
-        def __init__(self, m): super().__init__(); self.model = m
+        def __init__(self, m):
+            super().__init__()
+            self.model = m
         def forward(self, x):
             if pooling == 'output': return self.model(x)
             tokens = self.model.forward_features(x)
@@ -122,13 +142,15 @@ def _pooled(model, pooling: str, n_prefix: int):
             return torch.cat([tokens[:, 0], tokens[:, n_prefix:].mean(1)], dim=-1)
     return Pooled(model)
 
+# %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
     "The extractor's network, pooled to one vector per tile, in eval mode."
     spec = extractors[spec] if isinstance(spec, str) else spec
     if spec.build is not None: model = spec.build(pretrained=pretrained)
     else:
         import timm
-        model = timm.create_model(spec.timm_id, pretrained=pretrained, **{**_timm_kwargs(spec.name), **spec.timm_kwargs})
+        kwargs = {**_timm_kwargs(spec.name), **spec.timm_kwargs}
+        model = timm.create_model(spec.timm_id, pretrained=pretrained, **kwargs)
     return _pooled(model, spec.pooling, spec.n_prefix).eval()
 
 # %% ../../nbs/31_plism.extract.ipynb #8ad5b9ef
@@ -137,10 +159,13 @@ def preprocess(tiles, spec: ExtractorSpec):
     import torch, torch.nn.functional as F
     x = tiles.permute(0, 3, 1, 2).float().div_(255)
     if spec.resize:
-        h, w = x.shape[-2:]; s = spec.resize / min(h, w)
-        x = F.interpolate(x, size=(round(h * s), round(w * s)), mode='bicubic', align_corners=False, antialias=True).clamp_(0, 1)
+        h, w = x.shape[-2:]
+        s = spec.resize / min(h, w)
+        x = F.interpolate(x, size=(round(h * s), round(w * s)), mode='bicubic', align_corners=False,
+                          antialias=True).clamp_(0, 1)
     if spec.crop:
-        h, w = x.shape[-2:]; top, left = (h - spec.crop) // 2, (w - spec.crop) // 2
+        h, w = x.shape[-2:]
+        top, left = (h - spec.crop) // 2, (w - spec.crop) // 2
         x = x[..., top:top + spec.crop, left:left + spec.crop]
     mean, std = (torch.tensor(v, device=x.device).view(1, 3, 1, 1) for v in (spec.mean, spec.std))
     return (x - mean) / std
@@ -149,31 +174,53 @@ def preprocess(tiles, spec: ExtractorSpec):
 def _autocast(device: str, enabled: bool|None):
     import torch
     on = str(device).startswith('cuda') if enabled is None else enabled
-    return torch.autocast('cuda', dtype=torch.float16) if on and str(device).startswith('cuda') else contextlib.nullcontext()
+    if on and str(device).startswith('cuda'): return torch.autocast('cuda', dtype=torch.float16)
+    return contextlib.nullcontext()
 
+# %% ../../nbs/31_plism.extract.ipynb #a8e5bf05
+def _forward_all(model, spec: ExtractorSpec, loader, device: str, autocast: bool|None,
+                 desc: str) -> tuple[list, list]:
+    "(features, coordinates) of every batch of `loader`, as lists of numpy arrays."
+    import torch
+    feats, coords = [], []
+    bar = progress(total=len(loader.dataset), desc=desc, unit='tile')
+    with torch.inference_mode(), _autocast(device, autocast):
+        for tiles, xy in loader:
+            f = model(preprocess(tiles.to(device, non_blocking=True), spec))
+            feats.append(f.float().cpu().numpy())
+            coords.append(xy.numpy())
+            bar.update(len(xy))
+    bar.close()
+    return feats, coords
+
+# %% ../../nbs/31_plism.extract.ipynb #06d26923
+def _check_dim(feats: np.ndarray, spec: ExtractorSpec) -> np.ndarray:
+    "`feats`, once its width is checked against the registered `spec.dim` (when there is one)."
+    if spec.dim and feats.shape[1] != spec.dim:
+        raise RunError(f"extractor {spec.name} gave {feats.shape[1]} dims, registered {spec.dim}", field='dim')
+    return feats
+
+# %% ../../nbs/31_plism.extract.ipynb #d42469ed
 def extract_slide(model, spec: ExtractorSpec, h5_path, out_path, device: str='cpu', batch_size: int=32, workers: int=0,
                   autocast: bool|None=None, expected_tiles: int|None=None) -> dict:
     "Extract one h5 slide into `out_path` (features contract); return tiles, seconds and tiles/s."
     import torch
     ds = PlismTiles(h5_path)
-    if expected_tiles and len(ds) != expected_tiles: raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=h5_path)
-    loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, num_workers=workers, pin_memory=str(device).startswith('cuda'))
-    feats, coords, t0 = [], [], time.time()
-    bar = progress(total=len(ds), desc=Path(h5_path).name[:24], unit='tile')
-    with torch.inference_mode(), _autocast(device, autocast):
-        for tiles, xy in loader:
-            f = model(preprocess(tiles.to(device, non_blocking=True), spec))
-            feats.append(f.float().cpu().numpy()); coords.append(xy.numpy()); bar.update(len(xy))
-    bar.close(); feats = np.concatenate(feats)
-    if spec.dim and feats.shape[1] != spec.dim: raise RunError(f"extractor {spec.name} gave {feats.shape[1]} dims, registered {spec.dim}", field='dim')
+    if expected_tiles and len(ds) != expected_tiles:
+        raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=h5_path)
+    loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, num_workers=workers,
+                                         pin_memory=str(device).startswith('cuda'))
+    t0 = time.time()
+    feats, coords = _forward_all(model, spec, loader, device, autocast, Path(h5_path).name[:24])
+    feats = _check_dim(np.concatenate(feats), spec)
     write_features(out_path, np.concatenate(coords), feats)
     dt = time.time() - t0
     return {'tiles': len(ds), 'seconds': round(dt, 3), 'tiles_per_s': round(len(ds) / dt, 1)}
 
 # %% ../../nbs/31_plism.extract.ipynb #d0de52a5
-def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32, workers: int=0,
-            overwrite: bool=False, shard: str|None=None, autocast: bool|None=None, pretrained: bool=True,
-            expected_tiles: int|None=None) -> pd.DataFrame:
+def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32,
+            workers: int=0, overwrite: bool=False, shard: str|None=None, autocast: bool|None=None,
+            pretrained: bool=True, expected_tiles: int|None=None) -> pd.DataFrame:
     "Extract features for every (pending) slide; one row per slide with status, tiles and tiles/s."
     spec = extractors[extractor] if isinstance(extractor, str) else extractor
     device = 'cuda' if device == 'gpu' else str(device)
@@ -183,8 +230,17 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
     todo = [s for s in mine if overwrite or not out[s].exists()]
     rows = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo]
     if todo:
-        model = build_model(spec, pretrained=pretrained).to(device)
-        for s in todo:
-            rows.append({'slide': s, 'status': 'extracted', **extract_slide(model, spec, slides[s], out[s], device, batch_size, workers, autocast, expected_tiles)})
-            log.info("%s: %s", s, rows[-1])
+        rows += _extract_slides(spec, todo, slides, out, pretrained, device, batch_size, workers, autocast,
+                                expected_tiles)
     return pd.DataFrame(rows).sort_values('slide', ignore_index=True)
+
+# %% ../../nbs/31_plism.extract.ipynb #fd720ae9
+def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, pretrained: bool, device: str,
+                    *args) -> list[dict]:
+    "One 'extracted' row per slide of `todo`; `args` = batch_size, workers, autocast, expected_tiles."
+    model = build_model(spec, pretrained=pretrained).to(device)
+    rows = []
+    for s in todo:
+        rows.append({'slide': s, 'status': 'extracted', **extract_slide(model, spec, h5[s], out[s], device, *args)})
+        log.info("%s: %s", s, rows[-1])
+    return rows

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import contextlib, math, os, threading
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Iterator, Mapping, Sequence
 
 import numba
@@ -28,10 +29,13 @@ def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     s, n = x @ x.T, len(a)
     q, twin = np.arange(2 * n), np.r_[np.arange(n, 2 * n), np.arange(n)]
-    others = np.ones_like(s, dtype=bool); others[q, q] = False; others[q, twin] = False
+    others = np.ones_like(s, dtype=bool)
+    others[q, q] = False
+    others[q, twin] = False
     rank = ((s > s[q, twin][:, None]) & others).sum(1)
     return rank[:n], rank[n:]
 
+# %% ../../nbs/32_plism.kernel.ipynb #de60274e
 def naive_cosine(a: np.ndarray, b: np.ndarray) -> float:
     "Mean cosine of matched rows, float64."
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
@@ -44,7 +48,8 @@ def topk_from_ranks(rank_a: np.ndarray, rank_b: np.ndarray, top_k: Sequence[int]
     return {int(k): float(((rank_a < k).sum() + (rank_b < k).sum()) / n2) for k in top_k}
 
 # %% ../../nbs/32_plism.kernel.ipynb #1ddf2451
-def upstream_pair_metrics(a: np.ndarray, b: np.ndarray, top_k: Sequence[int]=(1, 3, 5, 10)) -> tuple[float, list[float]]:
+def upstream_pair_metrics(a: np.ndarray, b: np.ndarray,
+                          top_k: Sequence[int]=(1, 3, 5, 10)) -> tuple[float, list[float]]:
     "Upstream plismbench per-pair metrics (fp16, full matrix, argpartition): baseline only, do not use."
     x, n = np.concatenate([a, b]).astype(np.float16), len(a)
     with np.errstate(all='ignore'):
@@ -53,14 +58,16 @@ def upstream_pair_metrics(a: np.ndarray, b: np.ndarray, top_k: Sequence[int]=(1,
     kmax = max(top_k)
     nearest = np.argpartition(-cos, range(1, kmax + 1), axis=1)[:, 1:kmax + 1]
     own, other = np.arange(n)[:, None], np.arange(n, 2 * n)[:, None]
-    accs = [float(((nearest[:n, :k] == other).any(1).mean() + (nearest[n:, :k] == own).any(1).mean()) / 2) for k in top_k]
+    accs = [float(((nearest[:n, :k] == other).any(1).mean() + (nearest[n:, :k] == own).any(1).mean()) / 2)
+            for k in top_k]
     return float(np.diag(cos[:n, n:]).mean()), accs
 
 # %% ../../nbs/32_plism.kernel.ipynb #2de81d86
 def l2_normalize(x: np.ndarray, file: Any=None) -> np.ndarray:
     "Rows of `x` scaled to unit L2 norm in fp32 (scale-invariant); zero or non-finite rows raise `DataError`."
     x = np.asarray(x, dtype=np.float32)
-    if x.ndim != 2: raise DataError("features must be a 2-d (tiles × dims) array", file=file, field='shape', value=x.shape)
+    if x.ndim != 2:
+        raise DataError("features must be a 2-d (tiles × dims) array", file=file, field='shape', value=x.shape)
     bad = np.flatnonzero(~np.isfinite(x).all(1))
     if len(bad): raise DataError(f"{len(bad)} row(s) with NaN/inf, first row {bad[0]}", file=file)
     m = np.abs(x).max(1, keepdims=True)
@@ -100,29 +107,56 @@ class NumpyBackend(Backend):
     "numpy (CPU, fp32 BLAS) or, with `xp=cupy`, the same code on CUDA."
     name = 'numpy'
     def __init__(self, precision='fp32', memory_mb=256, device='cpu', xp=np):
-        super().__init__(precision, memory_mb, device); self.xp = xp
+        super().__init__(precision, memory_mb, device)
+        self.xp = xp
         if precision == 'tf32' and xp is np: self.precision = 'fp32'      # no TF32 on CPU: identical to fp32
     def put(self, x): return self.xp.asarray(np.ascontiguousarray(x, dtype=np.float32))
     def get(self, x): return x if self.xp is np else self.xp.asnumpy(x)
     def round16(self, x): return x.astype(self.xp.float16).astype(self.xp.float32)
     def for_sims(self, x): return self.round16(x) if self.precision == 'fp16' else x
-    def matmul_t(self, q, g):
-        c = q @ g.T
-        return self.round16(c) if self.precision == 'fp16' else c
     def rowdot(self, a, b): return (a * b).sum(1, dtype=self.xp.float32)
-    def mask_diag(self, c, r0):
-        i = self.xp.arange(c.shape[0]); c[i, r0 + i] = -self.xp.inf
-    def sort_rows(self, c): c.sort(axis=1); return c
-    def count_above_sorted(self, rows, q):
-        "(b × P) counts #{j : rows[i, j] > q[i, p]} for rows sorted ascending."
-        xp, (b, m) = self.xp, rows.shape
-        off = (xp.arange(b, dtype=xp.int64) << 32)[:, None]
-        pos = xp.searchsorted((ordered_keys(rows, xp) + off).ravel(), (ordered_keys(q, xp) + off).ravel(), side='right')
-        return (m - (pos.reshape(q.shape) - off // (1 << 32) * m)).astype(xp.int32)
-    def count_gt(self, c, t, axis):
-        return self.xp.count_nonzero(c > (t[:, None] if axis == 1 else t[None, :]), axis=axis).astype(self.xp.int32)
     def zeros_int(self, shape): return self.xp.zeros(shape, dtype=self.xp.int32)
     def stack_cols(self, cols): return self.xp.stack(cols, axis=1)
+
+# %% ../../nbs/32_plism.kernel.ipynb #4062c130
+@patch
+def matmul_t(self: NumpyBackend, q, g):
+    c = q @ g.T
+    return self.round16(c) if self.precision == 'fp16' else c
+
+# %% ../../nbs/32_plism.kernel.ipynb #be37b0b6
+@patch
+def mask_diag(self: NumpyBackend, c, r0):
+    i = self.xp.arange(c.shape[0])
+    c[i, r0 + i] = -self.xp.inf
+
+@patch
+def sort_rows(self: NumpyBackend, c):
+    c.sort(axis=1)
+    return c
+
+# %% ../../nbs/32_plism.kernel.ipynb #e610c707
+@patch
+def count_above_sorted(self: NumpyBackend, rows, q):
+    "(b × P) counts #{j : rows[i, j] > q[i, p]} for rows sorted ascending."
+    xp, (b, m) = self.xp, rows.shape
+    off = (xp.arange(b, dtype=xp.int64) << 32)[:, None]
+    pos = xp.searchsorted((ordered_keys(rows, xp) + off).ravel(), (ordered_keys(q, xp) + off).ravel(),
+                          side='right')
+    return (m - (pos.reshape(q.shape) - off // (1 << 32) * m)).astype(xp.int32)
+
+# %% ../../nbs/32_plism.kernel.ipynb #4e9108de
+@patch
+def count_gt(self: NumpyBackend, c, t, axis):
+    return self.xp.count_nonzero(c > (t[:, None] if axis == 1 else t[None, :]), axis=axis).astype(self.xp.int32)
+
+# %% ../../nbs/32_plism.kernel.ipynb #3f8e15a5
+def _setup_torch_cuda(torch, device: str, precision: str):
+    "`RunError` without a GPU; TF32 matmuls only in tf32 mode, fp32 accumulation always."
+    if not torch.cuda.is_available():
+        raise RunError("CUDA requested but torch sees no GPU", field='device', value=device)
+    torch.backends.cuda.matmul.allow_tf32 = precision == 'tf32'
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False   # fp32 accumulation
 
 # %% ../../nbs/32_plism.kernel.ipynb #5935011e
 class TorchBackend(Backend):
@@ -130,11 +164,9 @@ class TorchBackend(Backend):
     name = 'torch'
     def __init__(self, precision='fp32', memory_mb=256, device='cpu'):
         super().__init__(precision, memory_mb, device)
-        import torch; self.torch = torch
-        if str(device).startswith('cuda'):
-            if not torch.cuda.is_available(): raise RunError("CUDA requested but torch sees no GPU", field='device', value=device)
-            torch.backends.cuda.matmul.allow_tf32 = precision == 'tf32'
-            torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False   # fp32 accumulation
+        import torch
+        self.torch = torch
+        if str(device).startswith('cuda'): _setup_torch_cuda(torch, device, precision)
         elif precision == 'tf32': self.precision = 'fp32'
     def put(self, x): return self.torch.as_tensor(np.ascontiguousarray(x, dtype=np.float32)).to(self.device)
     def get(self, x): return x.detach().cpu().numpy()
@@ -142,14 +174,31 @@ class TorchBackend(Backend):
     def for_sims(self, x): return x.half() if self.precision == 'fp16' else x
     def matmul_t(self, q, g): return (q @ g.T).float()
     def rowdot(self, a, b): return (a.float() * b.float()).sum(1)
-    def mask_diag(self, c, r0):
-        i = self.torch.arange(c.shape[0], device=c.device); c[i, r0 + i] = -math.inf
-    def sort_rows(self, c): return self.torch.sort(c, dim=1).values
-    def count_above_sorted(self, rows, q):
-        return (rows.shape[1] - self.torch.searchsorted(rows, q.contiguous(), right=True)).int()
-    def count_gt(self, c, t, axis): return (c > (t[:, None] if axis == 1 else t[None, :])).sum(axis, dtype=self.torch.int32)
-    def zeros_int(self, shape): return self.torch.zeros(shape, dtype=self.torch.int32, device=self.device)
-    def stack_cols(self, cols): return self.torch.stack(cols, dim=1)
+
+# %% ../../nbs/32_plism.kernel.ipynb #c226b0fc
+@patch
+def mask_diag(self: TorchBackend, c, r0):
+    i = self.torch.arange(c.shape[0], device=c.device)
+    c[i, r0 + i] = -math.inf
+
+@patch
+def sort_rows(self: TorchBackend, c): return self.torch.sort(c, dim=1).values
+
+# %% ../../nbs/32_plism.kernel.ipynb #3a7830e0
+@patch
+def count_above_sorted(self: TorchBackend, rows, q):
+    return (rows.shape[1] - self.torch.searchsorted(rows, q.contiguous(), right=True)).int()
+
+# %% ../../nbs/32_plism.kernel.ipynb #aa7ddd5b
+@patch
+def count_gt(self: TorchBackend, c, t, axis):
+    return (c > (t[:, None] if axis == 1 else t[None, :])).sum(axis, dtype=self.torch.int32)
+
+# %% ../../nbs/32_plism.kernel.ipynb #7b39c1c0
+@patch
+def zeros_int(self: TorchBackend, shape): return self.torch.zeros(shape, dtype=self.torch.int32, device=self.device)
+@patch
+def stack_cols(self: TorchBackend, cols): return self.torch.stack(cols, dim=1)
 
 # %% ../../nbs/32_plism.kernel.ipynb #7aa2b500
 BACKENDS = ('auto', 'numpy', 'torch', 'cupy')
@@ -157,17 +206,25 @@ BACKENDS = ('auto', 'numpy', 'torch', 'cupy')
 def make_backend(backend: str='auto', device: str='cpu', precision: str='fp32', memory_mb: float=256) -> Backend:
     "A kernel backend by name on `device` ('cpu', 'cuda', 'cuda:N'; 'gpu' means 'cuda')."
     device = 'cuda' if device == 'gpu' else str(device)
-    if backend not in BACKENDS: raise ConfigError(f"unknown backend (known: {', '.join(BACKENDS)})", field='backend', value=backend)
+    if backend not in BACKENDS:
+        raise ConfigError(f"unknown backend (known: {', '.join(BACKENDS)})", field='backend', value=backend)
     if backend == 'auto': backend = 'numpy' if device == 'cpu' else 'torch'
     if backend == 'numpy':
-        if device != 'cpu': raise ConfigError("the numpy backend runs on the CPU; use torch or cupy for CUDA", field='device', value=device)
+        if device != 'cpu':
+            raise ConfigError("the numpy backend runs on the CPU; use torch or cupy for CUDA",
+                              field='device', value=device)
         return NumpyBackend(precision, memory_mb)
-    if backend == 'cupy':
-        try: import cupy
-        except ImportError as e: raise RunError(f"cupy is not installed ({e}); install benchnb[gpu] or use --backend torch", field='backend', value='cupy')
-        if device.startswith('cuda:'): cupy.cuda.Device(int(device.split(':')[1])).use()
-        return NumpyBackend(precision, memory_mb, device=device, xp=cupy)
+    if backend == 'cupy': return _cupy_backend(precision, memory_mb, device)
     return TorchBackend(precision, memory_mb, device)
+
+# %% ../../nbs/32_plism.kernel.ipynb #a8bfa824
+def _cupy_backend(precision: str, memory_mb: float, device: str) -> NumpyBackend:
+    try: import cupy
+    except ImportError as e:
+        raise RunError(f"cupy is not installed ({e}); install benchnb[gpu] or use --backend torch",
+                       field='backend', value='cupy')
+    if device.startswith('cuda:'): cupy.cuda.Device(int(device.split(':')[1])).use()
+    return NumpyBackend(precision, memory_mb, device=device, xp=cupy)
 
 # %% ../../nbs/32_plism.kernel.ipynb #bfb1b106
 @patch
@@ -241,6 +298,7 @@ _SERIAL = 1 << 20                 # blocks smaller than this many values: one th
 _self_serial = njit(cache=_CACHE)(_self_block_counts.py_func)
 _cross_serial = njit(cache=_CACHE)(_cross_block_counts.py_func)
 
+# %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 @patch
 def self_block(self: NumpyBackend, g, r0: int, th):
     if self.xp is not np: return Backend.self_block(self, g, r0, th)
@@ -250,6 +308,7 @@ def self_block(self: NumpyBackend, g, r0: int, th):
         with _KERNEL_LOCK: _self_block_counts(g, r0, th, out)
     return out
 
+# %% ../../nbs/32_plism.kernel.ipynb #8d3a5385
 @patch
 def cross_block(self: NumpyBackend, c, r0: int, t):
     if self.xp is not np: return Backend.cross_block(self, c, r0, t)
@@ -286,6 +345,7 @@ def self_counts(be: Backend, s, thresholds) -> Any:
         out[r0:r0 + step] = be.self_block(_gemm(be, s[r0:r0 + step], s, buf), r0, thresholds[r0:r0 + step])
     return out
 
+# %% ../../nbs/32_plism.kernel.ipynb #0db63838
 def cross_counts(be: Backend, a, b, t) -> tuple[Any, Any]:
     "Counts of B-tiles beating each A-query's twin, and of A-tiles beating each B-query's twin (twins excluded)."
     n = a.shape[0]
@@ -304,15 +364,18 @@ class PairRanks:
     rank_a: np.ndarray
     rank_b: np.ndarray
 
-    def metrics(self, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, float]:
-        "cosine_similarity, top_k_accuracy for each k, and extras from the same ranks."
-        ranks = np.concatenate([self.rank_a, self.rank_b])
-        acc = topk_from_ranks(self.rank_a, self.rank_b, top_k)
-        out = {'cosine_similarity': self.cosine, **{f"top_{k}_accuracy": v for k, v in acc.items()}}
-        out.update(mean_twin_rank=float(ranks.mean()), median_twin_rank=float(np.median(ranks)), mrr=float((1 / (ranks + 1)).mean()))
-        out.update({f"top_{k}_accuracy_a": float((self.rank_a < k).mean()) for k in top_k})
-        out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
-        return out
+# %% ../../nbs/32_plism.kernel.ipynb #575683e8
+@patch
+def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, float]:
+    "cosine_similarity, top_k_accuracy for each k, and extras from the same ranks."
+    ranks = np.concatenate([self.rank_a, self.rank_b])
+    acc = topk_from_ranks(self.rank_a, self.rank_b, top_k)
+    out = {'cosine_similarity': self.cosine, **{f"top_{k}_accuracy": v for k, v in acc.items()}}
+    out.update(mean_twin_rank=float(ranks.mean()), median_twin_rank=float(np.median(ranks)),
+               mrr=float((1 / (ranks + 1)).mean()))
+    out.update({f"top_{k}_accuracy_a": float((self.rank_a < k).mean()) for k in top_k})
+    out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
+    return out
 
 # %% ../../nbs/32_plism.kernel.ipynb #81c4013d
 def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
@@ -320,44 +383,56 @@ def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     cosine = float(be.get(t_full).astype(np.float64).mean())
     return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
 
+# %% ../../nbs/32_plism.kernel.ipynb #a9ef400c
 def _blas_threads_per_worker(workers: int):
     "BLAS threads capped at cores / workers while pair threads run (no oversubscription); a no-op for 1 worker."
     if workers <= 1: return contextlib.nullcontext()
     from threadpoolctl import threadpool_limits
     return threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api='blas')
 
+# %% ../../nbs/32_plism.kernel.ipynb #74910b33
+def _put_slides(be: Backend, features: Mapping[str, np.ndarray], slides: list[str], normalized: bool) -> dict:
+    "slide → its unit-norm features on the backend; `DataError` if the slides differ in number of tiles."
+    full = {s: be.put(features[s] if normalized else l2_normalize(features[s], file=s)) for s in slides}
+    n = {full[s].shape[0] for s in slides}
+    if len(n) > 1: raise DataError(f"slides have different numbers of tiles: {sorted(n)}", field='n_tiles')
+    return full
+
+# %% ../../nbs/32_plism.kernel.ipynb #31f3e3e3
+def _self_term(be: Backend, sims: dict, th: dict, partners: dict, s: str) -> dict:
+    "(s, partner) → the self counts of slide `s` for the pair's thresholds."
+    cnt = self_counts(be, sims[s], be.stack_cols([th[p][0] for p, _ in partners[s]]))
+    return {(s, o): cnt[:, j] for j, (_, o) in enumerate(partners[s])}
+
+# %% ../../nbs/32_plism.kernel.ipynb #94826334
+def _pair_ranks(be: Backend, sims: dict, th: dict, selfc: dict, p: tuple[str, str]):
+    a, b = p
+    ca, cb = cross_counts(be, sims[a], sims[b], th[p][0])
+    return p, PairRanks(th[p][1], be.get(selfc[(a, b)] + ca).astype(np.int64),
+                        be.get(selfc[(b, a)] + cb).astype(np.int64))
+
+# %% ../../nbs/32_plism.kernel.ipynb #525263ba
 def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, str]], backend: Backend|str='auto',
                workers: int=1, normalized: bool=False) -> Iterator[tuple[tuple[str, str], PairRanks]]:
     "Yield ((a, b), PairRanks) for every pair, slide-major: each slide's self term computed once for all partners."
     be = make_backend(backend) if isinstance(backend, str) else backend
     slides = sorted({s for p in pairs for s in p})
-    full = {s: be.put(features[s] if normalized else l2_normalize(features[s], file=s)) for s in slides}
-    n = {full[s].shape[0] for s in slides}
-    if len(n) > 1: raise DataError(f"slides have different numbers of tiles: {sorted(n)}", field='n_tiles')
+    full = _put_slides(be, features, slides, normalized)
     sims = {s: be.for_sims(full[s]) for s in slides}
     th = {p: _thresholds(be, full, sims, *p) for p in pairs}
     partners = {s: [(p, p[1] if p[0] == s else p[0]) for p in pairs if s in p] for s in slides}
-    def _self(s):
-        cnt = self_counts(be, sims[s], be.stack_cols([th[p][0] for p, _ in partners[s]]))
-        return {(s, o): cnt[:, j] for j, (_, o) in enumerate(partners[s])}
-    def _pair(p):
-        a, b = p; ca, cb = cross_counts(be, sims[a], sims[b], th[p][0])
-        return p, PairRanks(th[p][1], be.get(selfc[(a, b)] + ca).astype(np.int64), be.get(selfc[(b, a)] + cb).astype(np.int64))
-    # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair (pairs come as they finish)
+    # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair
+    # (pairs come as they finish)
     with _blas_threads_per_worker(workers):
-        selfc = {k: v for _, d in interruptible_map(_self, slides, workers) for k, v in d.items()}
-        for _, r in interruptible_map(_pair, pairs, workers): yield r
+        self_terms = interruptible_map(partial(_self_term, be, sims, th, partners), slides, workers)
+        selfc = {k: v for _, d in self_terms for k, v in d.items()}
+        for _, r in interruptible_map(partial(_pair_ranks, be, sims, th, selfc), pairs, workers): yield r
 
 # %% ../../nbs/32_plism.kernel.ipynb #fef3be42
 def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=False) -> dict[str, np.ndarray]:
     "Test slides: related tiles across slides, near-duplicate tiles within a slide, or exact similarity ties."
     rng = np.random.default_rng(seed)
-    if ties:
-        def tern(m):
-            x = np.zeros((m, d)); idx = np.argsort(rng.random((m, d)), 1)[:, :4]
-            np.put_along_axis(x, idx, rng.choice([-1.0, 1.0], (m, 4)), 1); return x
-        base = tern(n)
-        return {f"s{i}": np.where(rng.random((n, 1)) < 0.5, base, tern(n)) for i in range(n_slides)}
+    if ties: return _tie_slides(rng, n_slides, n, d)
     base, h, out = rng.normal(size=(n, d)), n // 2, {}
     for i in range(n_slides):
         x = base + rng.uniform(0.2, 1.5) * rng.normal(size=(n, d))
@@ -365,16 +440,33 @@ def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=F
         out[f"s{i}"] = x
     return out
 
+# %% ../../nbs/32_plism.kernel.ipynb #674bd01f
+def _tie_slides(rng: np.random.Generator, n_slides: int, n: int, d: int) -> dict[str, np.ndarray]:
+    def tern(m):
+        x = np.zeros((m, d))
+        idx = np.argsort(rng.random((m, d)), 1)[:, :4]
+        np.put_along_axis(x, idx, rng.choice([-1.0, 1.0], (m, 4)), 1)
+        return x
+    base = tern(n)
+    return {f"s{i}": np.where(rng.random((n, 1)) < 0.5, base, tern(n)) for i in range(n_slides)}
+
 # %% ../../nbs/32_plism.kernel.ipynb #d68b901d
-def nearest_tiles(a: np.ndarray, b: np.ndarray, k: int=10, backend: Backend|str='auto') -> tuple[np.ndarray, np.ndarray]:
+def nearest_tiles(a: np.ndarray, b: np.ndarray, k: int=10,
+                  backend: Backend|str='auto') -> tuple[np.ndarray, np.ndarray]:
     "(indices, similarities), each (2n × k): the k most similar gallery tiles of every query of [A; B]."
     be = make_backend(backend) if isinstance(backend, str) else backend
     x = be.put(np.concatenate([l2_normalize(a), l2_normalize(b)]))
     m = x.shape[0]
     if not 1 <= k < m: raise ConfigError(f"k must be between 1 and {m - 1}", field='k', value=k)
     idx, sim, step = np.empty((m, k), np.int64), np.empty((m, k), np.float32), be.block_rows(m)
-    for r0 in range(0, m, step):
-        s = be.matmul_t(be.for_sims(x[r0:r0 + step]), be.for_sims(x)); be.mask_diag(s, r0); s = be.get(s)
-        top = np.argsort(-s, axis=1, kind='stable')[:, :k]       # stable: ties keep the lower gallery index first
-        idx[r0:r0 + step] = top; sim[r0:r0 + step] = np.take_along_axis(s, top, 1)
+    for r0 in range(0, m, step): idx[r0:r0 + step], sim[r0:r0 + step] = _nearest_block(be, x, r0, step, k)
     return idx, sim
+
+# %% ../../nbs/32_plism.kernel.ipynb #e0551593
+def _nearest_block(be: Backend, x, r0: int, step: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    "(indices, similarities) of the k nearest gallery tiles of queries x[r0:r0 + step] (themselves excluded)."
+    s = be.matmul_t(be.for_sims(x[r0:r0 + step]), be.for_sims(x))
+    be.mask_diag(s, r0)
+    s = be.get(s)
+    top = np.argsort(-s, axis=1, kind='stable')[:, :k]       # stable: ties keep the lower gallery index first
+    return top, np.take_along_axis(s, top, 1)

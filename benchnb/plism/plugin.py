@@ -19,8 +19,10 @@ __all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluat
            'download', 'extract_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
-cli = typer.Typer(no_args_is_help=True, add_completion=False, help="PLISM robustness of pathology foundation models to scanners and stainings.")
+cli = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="PLISM robustness of pathology foundation models to scanners and stainings.")
 
+# %% ../../nbs/39_plism.cli.ipynb #87848675
 def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
     "The --top-k values, including the bare numbers that follow the flag (`--top-k 1 3 5 10`)."
     from benchnb.plism.evaluate import parse_top_k
@@ -28,41 +30,60 @@ def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
     if any(not a.isdigit() for a in extra): raise ConfigError("unexpected argument(s)", field='args', value=extra)
     return parse_top_k(top_k + extra) if (top_k or extra) else parse_top_k(None)
 
+# %% ../../nbs/39_plism.cli.ipynb #fa4d3c1f
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
-SHARD_HELP = "Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. Run every i (anywhere), then {}."
+SHARD_HELP = ("Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. "
+              "Run every i (anywhere), then {}.")
 DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); checked before any work.")
 
+# %% ../../nbs/39_plism.cli.ipynb #cfaff3ea
+def _device_name(device: str) -> str:
+    "'-1' and 'cpu' → cpu, 'N' → cuda:N, gpu → cuda; anything else as given."
+    if device in ('-1', 'cpu'): return 'cpu'
+    if device.isdigit(): return f'cuda:{device}'
+    return 'cuda' if device == 'gpu' else device
+
+# %% ../../nbs/39_plism.cli.ipynb #dae945a2
 def check_device(device: str) -> str:
-    "The device string normalised ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` for anything else or a missing GPU."
-    d = 'cpu' if device in ('-1', 'cpu') else f'cuda:{device}' if device.isdigit() else 'cuda' if device == 'gpu' else device
-    if not re.fullmatch(r'cpu|cuda(:\d+)?', d): raise ConfigError("must be cpu, cuda, cuda:N or gpu", field='--device', value=device)
+    "The device string normalised ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` if unknown or missing."
+    d = _device_name(device)
+    if not re.fullmatch(r'cpu|cuda(:\d+)?', d):
+        raise ConfigError("must be cpu, cuda, cuda:N or gpu", field='--device', value=device)
     if d != 'cpu':
         import torch
         if not torch.cuda.is_available():
-            raise ConfigError("CUDA is not available on this machine (use --device cpu)", field='--device', value=device)
+            raise ConfigError("CUDA is not available on this machine (use --device cpu)",
+                              field='--device', value=device)
         if ':' in d and int(d.split(':')[1]) >= torch.cuda.device_count():
             raise ConfigError(f"only {torch.cuda.device_count()} CUDA device(s) here", field='--device', value=device)
     return d
 
+# %% ../../nbs/39_plism.cli.ipynb #70d2fbcd
 def example(*lines: str) -> str: return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
 
+# %% ../../nbs/39_plism.cli.ipynb #439a0ca3
+_EVALUATE_EXAMPLE = example("benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics "
+                            "--n-tiles 8139 --top-k 1 3 5 10")
+_ExtractorOpt = typer.Option(..., help="Extractor name: the folder under --features-dir.")
+_FeaturesDirOpt = typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy.")
+_MetricsDirOpt = typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv.")
+_NTilesOpt = typer.Option('8139', help="Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'.")
+_TopKOpt = typer.Option([], help="k values for top-k accuracy (default 1 3 5 10).")
+_BackendOpt = typer.Option('auto', help="auto (numpy on CPU, torch on CUDA), numpy, torch or cupy.")
+_PrecisionOpt = typer.Option('fp32', help="fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation).")
+_WorkersOpt = typer.Option(1, help="Threads over slides and pairs.")
+_OverwriteOpt = typer.Option(False, help="Recompute even if metrics exist.")
+_PairShardOpt = typer.Option(None, help=SHARD_HELP.format('slide pairs', 'run merge'))
+_OfficialOpt = typer.Option(False, help="Require exactly the 91 PLISM slides.")
+_MemoryOpt = typer.Option(256, help="Memory budget of one similarity block.")
+
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
-@cli.command(context_settings=_EXTRA, epilog=example(
-    "benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics --n-tiles 8139 --top-k 1 3 5 10"))
-def evaluate(ctx: typer.Context,
-             extractor: str = typer.Option(..., help="Extractor name: the folder under --features-dir."),
-             features_dir: Path = typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy."),
-             metrics_dir: Path = typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv."),
-             n_tiles: str = typer.Option('8139', help="Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'."),
-             top_k: List[str] = typer.Option([], help="k values for top-k accuracy (default 1 3 5 10)."),
-             device: str = DeviceOpt,
-             backend: str = typer.Option('auto', help="auto (numpy on CPU, torch on CUDA), numpy, torch or cupy."),
-             precision: str = typer.Option('fp32', help="fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation)."),
-             workers: int = typer.Option(1, help="Threads over slides and pairs."),
-             overwrite: bool = typer.Option(False, help="Recompute even if metrics exist."),
-             shard: Optional[str] = typer.Option(None, help=SHARD_HELP.format('slide pairs', 'run merge')),
-             official: bool = typer.Option(False, help="Require exactly the 91 PLISM slides."),
-             memory_mb: float = typer.Option(256, help="Memory budget of one similarity block.")):
+@cli.command(context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
+def evaluate(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
+             metrics_dir: Path = _MetricsDirOpt, n_tiles: str = _NTilesOpt, top_k: List[str] = _TopKOpt,
+             device: str = DeviceOpt, backend: str = _BackendOpt, precision: str = _PrecisionOpt,
+             workers: int = _WorkersOpt, overwrite: bool = _OverwriteOpt, shard: Optional[str] = _PairShardOpt,
+             official: bool = _OfficialOpt, memory_mb: float = _MemoryOpt):
     "Compute cosine similarity and top-k accuracy for every slide pair; write metrics.csv and results.csv."
     from benchnb.plism.evaluate import check_inputs, compute_metrics
     ks, device = _top_k(ctx, top_k), check_device(device)
@@ -73,9 +94,12 @@ def evaluate(ctx: typer.Context,
     _show(out)
     for w in warnings: typer.echo(f"warning: {w}")      # also below the table, where a reader of the output looks
 
+# %% ../../nbs/39_plism.cli.ipynb #35d4034a
 def _show(out: Path):
     from benchnb.plism.evaluate import leaderboard_score
-    if not (out/'results.csv').exists(): typer.echo(f"recorded pairs in {out}"); return
+    if not (out/'results.csv').exists():
+        typer.echo(f"recorded pairs in {out}")
+        return
     res = pd.read_csv(out/'results.csv', index_col=0)
     typer.echo(f"{out/'results.csv'}\n{res.to_string()}")
     if 'top_10_accuracy' in res: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
@@ -94,7 +118,14 @@ def merge(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor
     from benchnb.plism.evaluate import merge_metrics
     _show(merge_metrics(features_dir, metrics_dir, extractor, _top_k(ctx, top_k), n_tiles, precision))
 
-@cli.command(context_settings=_EXTRA, epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
+# %% ../../nbs/39_plism.cli.ipynb #8aeb7192
+def _top_k_columns(metrics: pd.DataFrame) -> list[int]:
+    "The k of every `top_<k>_accuracy` column of a metrics table, in column order."
+    return [int(c.split('_')[1]) for c in metrics.columns if c.startswith('top_') and c.endswith('_accuracy')]
+
+# %% ../../nbs/39_plism.cli.ipynb #67ae3b4c
+@cli.command(context_settings=_EXTRA,
+             epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
 def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
             top_k: List[str] = typer.Option([], help="k values (default: every top_k column present)."),
             out: Optional[Path] = typer.Option(None, help="Also write the table here (results.csv format).")):
@@ -103,19 +134,22 @@ def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A 
     from benchnb.runs import atomic_write
     if not metrics_csv.exists(): raise ConfigError("metrics file not found", file=metrics_csv)
     m = pd.read_csv(metrics_csv)
-    ks = _top_k(ctx, top_k) if (top_k or ctx.args) else [int(c.split('_')[1]) for c in m.columns if c.startswith('top_') and c.endswith('_accuracy')]
+    ks = _top_k(ctx, top_k) if (top_k or ctx.args) else _top_k_columns(m)
     res = get_results(m, ks)
     if out:
         with atomic_write(out) as f: res.to_csv(f, index=True)
     typer.echo(res.to_string())
 
+# %% ../../nbs/39_plism.cli.ipynb #a0095978
 @cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: str = typer.Option('8139', help="Which <n>_tiles folder to rank.")):
     "Rank every evaluated extractor by the leaderboard metric (mean of four medians)."
     from benchnb.plism.evaluate import leaderboard
-    typer.echo(leaderboard(metrics_dir, n_tiles if n_tiles.endswith('_tiles') else f"{n_tiles}_tiles").to_string(index=False))
+    folder = n_tiles if n_tiles.endswith('_tiles') else f"{n_tiles}_tiles"
+    typer.echo(leaderboard(metrics_dir, folder).to_string(index=False))
 
+# %% ../../nbs/39_plism.cli.ipynb #2ca923d5
 @cli.command(epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
@@ -124,33 +158,58 @@ def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides
     from benchnb.plism.data import download_plism
     typer.echo(download_plism(download_dir, token, workers))
 
-# %% ../../nbs/39_plism.cli.ipynb #f107d291
-@cli.command('extract', epilog=example("benchnb plism extract --list",
-    "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4"))
-def extract_cmd(extractor: Optional[str] = typer.Option(None, help="Registered extractor name (see --list)."),
-                export_dir: Path = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."),
-                download_dir: Path = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides."),
-                device: str = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu as upstream."),
-                batch_size: int = typer.Option(32, min=1, help="Tiles per forward pass."),
-                workers: int = typer.Option(4, min=0, help="DataLoader worker processes."),
-                overwrite: bool = typer.Option(False, help="Re-extract slides whose features exist."),
-                shard: Optional[str] = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate')),
-                autocast: Optional[bool] = typer.Option(None, '--autocast/--no-autocast',
-                                                        help="fp16 autocast (default: on with CUDA, off on the CPU)."),
-                random_weights: bool = typer.Option(False, help="Build the model without pretrained weights (testing)."),
-                list_: bool = typer.Option(False, '--list', help="List the registered extractors and exit.")):
-    "Extract tile features of every slide with a registered extractor (resumable, shardable)."
-    from benchnb.plism.extract import extract, extractors
-    if list_:
-        for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
-        return
+# %% ../../nbs/39_plism.cli.ipynb #13bc3a7c
+_EXTRACT_EXAMPLE = example("benchnb plism extract --list",
+    "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4")
+_ExtractorNameOpt = typer.Option(None, help="Registered extractor name (see --list).")
+_ExportDirOpt = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy.")
+_DownloadDirOpt = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides.")
+_ExtractDeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu as upstream.")
+_BatchSizeOpt = typer.Option(32, min=1, help="Tiles per forward pass.")
+_LoaderWorkersOpt = typer.Option(4, min=0, help="DataLoader worker processes.")
+_ReextractOpt = typer.Option(False, help="Re-extract slides whose features exist.")
+_SlideShardOpt = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate'))
+_AutocastOpt = typer.Option(None, '--autocast/--no-autocast',
+                            help="fp16 autocast (default: on with CUDA, off on the CPU).")
+_RandomWeightsOpt = typer.Option(False, help="Build the model without pretrained weights (testing).")
+_ListOpt = typer.Option(False, '--list', help="List the registered extractors and exit.")
+
+# %% ../../nbs/39_plism.cli.ipynb #691e7ef3
+def _list_extractors():
+    from benchnb.plism.extract import extractors
+    for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
+
+# %% ../../nbs/39_plism.cli.ipynb #7fe85e94
+def _check_extract_args(extractor: str|None, device: str, shard: str|None) -> str:
+    "The checked device, once the extractor name, device and shard have been checked (before any work)."
+    from benchnb.plism.extract import extractors
     if not extractor: raise ConfigError("--extractor is required (see --list)", field='extractor')
     from benchnb.plism.data import parse_shard
-    device, _ = check_device(device), parse_shard(shard); extractors[extractor]            # all checked before any work
-    summary = extract(extractor, download_dir, export_dir, device, batch_size, workers, overwrite, shard, autocast, not random_weights)
+    device, _ = check_device(device), parse_shard(shard)
+    extractors[extractor]            # an unknown name raises here, with suggestions
+    return device
+
+# %% ../../nbs/39_plism.cli.ipynb #f107d291
+@cli.command('extract', epilog=_EXTRACT_EXAMPLE)
+def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
+                download_dir: Path = _DownloadDirOpt, device: str = _ExtractDeviceOpt, batch_size: int = _BatchSizeOpt,
+                workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
+                shard: Optional[str] = _SlideShardOpt, autocast: Optional[bool] = _AutocastOpt,
+                random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt):
+    "Extract tile features of every slide with a registered extractor (resumable, shardable)."
+    from benchnb.plism.extract import extract
+    if list_:
+        _list_extractors()
+        return
+    device = _check_extract_args(extractor, device, shard)
+    summary = extract(extractor, download_dir, export_dir, device, batch_size, workers, overwrite, shard, autocast,
+                      not random_weights)
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli)
-register_report('plism', 'plism.ipynb', 'plism', 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, leaderboard score, plots',
-                demo_parameters={'extractor': 'vit_tiny_random', 'n_tiles': 'all', 'device': 'cpu', 'demo_grid': [6, 4], 'demo_tile_size': 224})
+register_report('plism', 'plism.ipynb', 'plism',
+                'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
+                'leaderboard score, plots',
+                demo_parameters={'extractor': 'vit_tiny_random', 'n_tiles': 'all', 'device': 'cpu',
+                                 'demo_grid': [6, 4], 'demo_tile_size': 224})
