@@ -67,7 +67,6 @@ def _uni2h():
 
 def _timm_kwargs(name: str) -> dict:
     "Model kwargs that need timm/torch objects, resolved only when the model is built."
-    import torch
     return {'h0_mini': _swiglu, 'virchow': _swiglu, 'virchow2': _swiglu, 'uni2h': _uni2h}.get(name, dict)()
 
 # %% ../../nbs/31_plism.extract.ipynb #ef26c888
