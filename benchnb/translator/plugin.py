@@ -20,7 +20,7 @@ __all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'exampl
            'check_results', 'evaluate_', 'check_port_free', 'serve_', 'run_', 'tests_list_', 'tests_run_',
            'tests_serve_']
 
-# %% ../../nbs/19_translator.cli.ipynb #828e20e7
+# %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, "
                        "evaluate them.")
@@ -28,12 +28,12 @@ ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the 
 MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
 KOpt = typer.Option(20, '--k', min=1, max=MAX_K, help=f"Number of ranked results considered (1 to {MAX_K}).")
 
-# %% ../../nbs/19_translator.cli.ipynb #777669c0
+# %% ../../nbs/19_translator.cli.ipynb #0ff29da6
 def example(*lines: str) -> str:
     "A help epilog with example command lines, kept as written (click's \\b)."
     return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
 
-# %% ../../nbs/19_translator.cli.ipynb #749e2b2c
+# %% ../../nbs/19_translator.cli.ipynb #33f65692
 @cli.command('list', epilog=example('benchnb translator list'))
 def list_(config: Optional[Path] = ConfigOpt):
     "List the benchmarks (with query counts) and targets of the config."
@@ -43,7 +43,7 @@ def list_(config: Optional[Path] = ConfigOpt):
         ep = t.fetch or t.fetch_unscored or t.score
         typer.echo(f"target\t{name}\t{ep.url}")
 
-# %% ../../nbs/19_translator.cli.ipynb #25748640
+# %% ../../nbs/19_translator.cli.ipynb #dec63215
 @cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
 def queries_(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
              config: Optional[Path] = ConfigOpt,
@@ -54,7 +54,7 @@ def queries_(benchmark: str = typer.Argument(..., help="Benchmark name from benc
     workflow = cfg.target(target).endpoint('fetch').workflow if target else None
     sys.stdout.write(queries_jsonl(build_queries(cfg, benchmark, workflow)))
 
-# %% ../../nbs/19_translator.cli.ipynb #274d3b03
+# %% ../../nbs/19_translator.cli.ipynb #ee4a48f5
 _BenchmarkArg = typer.Argument(..., help="Benchmark name.")
 _TargetArg = typer.Argument(..., help="Target name from targets.json (or any label with --url).")
 _ResultsOpt = typer.Option(..., '--results', help="Results root directory.")
@@ -65,7 +65,7 @@ _TimeoutOpt = typer.Option(300.0, '--timeout', help="Read timeout per request (s
 _RetriesOpt = typer.Option(2, '--retries', help="Retries after the first attempt.")
 _NoNormalizeOpt = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity).")
 
-# %% ../../nbs/19_translator.cli.ipynb #d55c1223
+# %% ../../nbs/19_translator.cli.ipynb #9ac963d0
 _ConnectTimeoutOpt = typer.Option(10.0, '--connect-timeout', help="Connect timeout (s).")
 _BackoffOpt = typer.Option(1.0, '--backoff', help="First retry delay (s), doubled each retry, with jitter.")
 _UnscoredOpt = typer.Option(False, '--unscored', help="Use the target's fetch_unscored entry.")
@@ -77,7 +77,7 @@ _LimitOpt = typer.Option(None, '--limit', help="Fetch at most this many pending 
 _PollOpt = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s).")
 _MaxWaitOpt = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s).")
 
-# %% ../../nbs/19_translator.cli.ipynb #3c361045
+# %% ../../nbs/19_translator.cli.ipynb #ca3faf1d
 _TrapiOpt = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); "
                                                "2.0 puts the query options in Query.parameters.")
 _QueryTimeoutOpt = typer.Option(None, '--query-timeout',
@@ -92,24 +92,24 @@ _CallbackPortOpt = typer.Option(0, '--callback-port', help="Port of the callback
 _CallbackUrlOpt = typer.Option(None, '--callback-url',
                                help="Base URL the target should call back (default http://HOST:PORT).")
 
-# %% ../../nbs/19_translator.cli.ipynb #b145e395
+# %% ../../nbs/19_translator.cli.ipynb #7fb6042e
 def _policy(timeout: float, connect_timeout: float, retries: int, backoff: float):
     from benchnb.translator.fetch import RetryPolicy
     if retries < 0: raise ConfigError("must be >= 0", field='--retries', value=retries)
     return RetryPolicy(retries=retries, read_timeout=timeout, connect_timeout=connect_timeout, backoff=backoff)
 
-# %% ../../nbs/19_translator.cli.ipynb #1e07a3b6
+# %% ../../nbs/19_translator.cli.ipynb #3aa22471
 def _check_mode(mode: str|None):
     "`ConfigError` naming `--mode` unless `mode` is None or one of `MODES`."
     if mode is not None and mode not in MODES:
         raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
 
-# %% ../../nbs/19_translator.cli.ipynb #c633d85a
+# %% ../../nbs/19_translator.cli.ipynb #237d4554
 def _echo_reasons(s, top: int=3):
     "The `top` commonest failure reasons of a run summary, on stderr."
     for reason, n in list(s.reasons.items())[:top]: typer.echo(f"benchnb:   {n} failed: {reason[:160]}", err=True)
 
-# %% ../../nbs/19_translator.cli.ipynb #fdbd5d93
+# %% ../../nbs/19_translator.cli.ipynb #e69db744
 def _exit_status(s, what: str, then=None):
     "Error when no query succeeded; exit 3 (after `then`, if given) when some failed."
     if s.counts['failed'] and not s.counts['ok']:
@@ -118,7 +118,7 @@ def _exit_status(s, what: str, then=None):
     if then is not None: then()
     if s.counts['failed']: raise typer.Exit(EXIT_FAILURES)
 
-# %% ../../nbs/19_translator.cli.ipynb #0e4f9056
+# %% ../../nbs/19_translator.cli.ipynb #5bae46aa
 def _finish(s, summary: str, what: str):
     "Print the run directory, the one-line `summary` and the failure reasons; then exit as `_exit_status` says."
     typer.echo(str(s.run_dir))
@@ -126,7 +126,7 @@ def _finish(s, summary: str, what: str):
     _echo_reasons(s)
     _exit_status(s, what)
 
-# %% ../../nbs/19_translator.cli.ipynb #ecc5785d
+# %% ../../nbs/19_translator.cli.ipynb #18586cea
 @cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
 def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
@@ -153,7 +153,7 @@ def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Pa
     summary = f"{c['ok']}/{c['queries']} ok, {c['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s"
     _finish(s, summary, 'fetched')
 
-# %% ../../nbs/19_translator.cli.ipynb #a3293a4b
+# %% ../../nbs/19_translator.cli.ipynb #3324781d
 @cli.command('score', epilog=example(
     "benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
     "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
@@ -170,7 +170,7 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
     _finish(s, f"{s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", 'scored')
 
-# %% ../../nbs/19_translator.cli.ipynb #bf11e801
+# %% ../../nbs/19_translator.cli.ipynb #66b0f06b
 _NOT_RESPONSES = ('manifest.json', 'output.json', 'validation.json')
 
 def _fetched_benchmark(manifest: Path) -> str|None:
@@ -178,7 +178,7 @@ def _fetched_benchmark(manifest: Path) -> str|None:
     try: return json.loads(manifest.read_text()).get('parameters', {}).get('benchmark') if manifest.exists() else None
     except (json.JSONDecodeError, AttributeError): return None
 
-# %% ../../nbs/19_translator.cli.ipynb #e98dc63b
+# %% ../../nbs/19_translator.cli.ipynb #ceb3495a
 def check_results(benchmark: str, results: Path):
     "Refuse, before any work, RESULTS that are missing, hold no response, or are another benchmark's run."
     if not results.exists():
@@ -194,7 +194,7 @@ def check_results(benchmark: str, results: Path):
         why = f" (all {n} queries recorded failed)" if n else ''
         raise DataError("no responses to evaluate in this directory" + why, file=results)
 
-# %% ../../nbs/19_translator.cli.ipynb #1ff61104
+# %% ../../nbs/19_translator.cli.ipynb #3ad76f02
 def _check_answered(ev, benchmark: str):
     "`DataError` when none of the evaluation's queries has a response."
     f = ev.failures()
@@ -202,7 +202,7 @@ def _check_answered(ev, benchmark: str):
         raise DataError(f"none of the {f['total']} queries of {benchmark} has a response ({f['failed']} failed, "
                         f"{f['missing']} missing): nothing to evaluate", file=ev.results_dir or 'results')
 
-# %% ../../nbs/19_translator.cli.ipynb #db74c131
+# %% ../../nbs/19_translator.cli.ipynb #f08af1e7
 def _echo_validation(ev, dest: Path):
     from benchnb.runs import write_json
     from benchnb.translator.validate import problem_summary
@@ -214,7 +214,7 @@ def _echo_validation(ev, dest: Path):
     if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
     typer.echo('')
 
-# %% ../../nbs/19_translator.cli.ipynb #7a24dcea
+# %% ../../nbs/19_translator.cli.ipynb #39cb3334
 def _echo_evaluation(ev, dest: Path):
     "Print one evaluation's report (and its validation summary, when validated)."
     typer.echo(ev.text_report())
@@ -225,21 +225,21 @@ def _echo_evaluation(ev, dest: Path):
                f"{f['missing']} missing)\n")
     if ev.problems is not None: _echo_validation(ev, dest)
 
-# %% ../../nbs/19_translator.cli.ipynb #f4eaefe4
+# %% ../../nbs/19_translator.cli.ipynb #646226a4
 def _dest(ev, out: Path|None, n: int) -> Path:
     "The output directory of evaluation `ev`, one of `n`."
     if out: return Path(out)/ev.target if n > 1 else Path(out)
     res = Path(ev.results_dir)
     return res if res.is_dir() else res.with_suffix('')
 
-# %% ../../nbs/19_translator.cli.ipynb #120df0cf
+# %% ../../nbs/19_translator.cli.ipynb #c0d741ed
 def _one_of(value: str, field: str, *choices: str):
     "`ConfigError` naming `field` unless `value` is one of `choices`."
     if value not in choices:
         allowed = ', '.join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
         raise ConfigError(f"must be {allowed}", field=field, value=value)
 
-# %% ../../nbs/19_translator.cli.ipynb #929ad157
+# %% ../../nbs/19_translator.cli.ipynb #3327e81f
 def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
               plots, write_json_, order_by='score', validate=False):
     from benchnb.translator.evaluate import evaluate_results
@@ -257,7 +257,7 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
         _echo_evaluation(ev, dest)
     return evs
 
-# %% ../../nbs/19_translator.cli.ipynb #22567531
+# %% ../../nbs/19_translator.cli.ipynb #6c31e5fa
 _ResultsArg = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}.")
 _EvalOutOpt = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots.")
 _LabelOpt = typer.Option(None, '--target', help="Label for the target (default: from the run).")
@@ -272,7 +272,7 @@ _JsonOpt = typer.Option(True, '--json/--no-json', help="Write output.json.")
 _ValidateOpt = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems "
                                                       "(validation.json), metrics unchanged.")
 
-# %% ../../nbs/19_translator.cli.ipynb #3261ba69
+# %% ../../nbs/19_translator.cli.ipynb #772196bd
 @cli.command('evaluate', epilog=example(
     "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
 def evaluate_(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: int = KOpt,
@@ -287,7 +287,7 @@ def evaluate_(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: in
 
 cli.command('eval', hidden=True)(evaluate_)
 
-# %% ../../nbs/19_translator.cli.ipynb #2216141c
+# %% ../../nbs/19_translator.cli.ipynb #81d2da58
 def check_port_free(host: str, port: int):
     "`ConfigError` naming `--port` when `host:port` cannot be listened on (in use, or not allowed)."
     try:
@@ -297,7 +297,7 @@ def check_port_free(host: str, port: int):
     except OSError as e:
         raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", field='--port', value=port) from None
 
-# %% ../../nbs/19_translator.cli.ipynb #d2fbe6e7
+# %% ../../nbs/19_translator.cli.ipynb #375822b6
 _KgOpt = typer.Option(None, '--kg', help="KGX-style edges TSV (default: the shipped demo KG).")
 _HostOpt = typer.Option('127.0.0.1', '--host', help="Address to listen on (0.0.0.0: every interface).")
 _PortOpt = typer.Option(8000, '--port', help="Port to listen on.")
@@ -308,7 +308,7 @@ _SeedOpt = typer.Option(0, '--seed', help="Seed of the random faults and scores.
 _MinTimeoutOpt = typer.Option(0.0, '--min-timeout',
                               help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")
 
-# %% ../../nbs/19_translator.cli.ipynb #c4e9cd68
+# %% ../../nbs/19_translator.cli.ipynb #28d2fb2f
 _ErrorRateOpt = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500.")
 _RateLimitRateOpt = typer.Option(0.0, '--rate-limit-rate', help="Fraction answered 429 + Retry-After.")
 _TimeoutRateOpt = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds.")
@@ -318,7 +318,7 @@ _FailKindOpt = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeou
 _RetryAfterOpt = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503.")
 _HangOpt = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering.")
 
-# %% ../../nbs/19_translator.cli.ipynb #0e3409d7
+# %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
 def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
            error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
@@ -336,7 +336,7 @@ def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortO
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
-# %% ../../nbs/19_translator.cli.ipynb #1c3ebc90
+# %% ../../nbs/19_translator.cli.ipynb #027729e1
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
 def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
@@ -354,7 +354,7 @@ def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path
                                  'first', plots, True)
     _exit_status(s, 'fetched', evaluate)
 
-# %% ../../nbs/19_translator.cli.ipynb #25208e2e
+# %% ../../nbs/19_translator.cli.ipynb #910bf2c7
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
                         help="The Translator Test Harness's acceptance and pathfinder suites (NCATSTranslator/Tests): "
                              "list and run them.")
@@ -362,7 +362,7 @@ cli.add_typer(tests_cli, name='tests')
 TestsOpt = typer.Option(None, '--tests',
                         help="Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).")
 
-# %% ../../nbs/19_translator.cli.ipynb #537ee4a6
+# %% ../../nbs/19_translator.cli.ipynb #2a829a11
 def _suite_row(sid: str, suite) -> dict:
     "The `tests list` row of one suite."
     import collections
@@ -373,7 +373,7 @@ def _suite_row(sid: str, suite) -> dict:
             **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
             'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)}
 
-# %% ../../nbs/19_translator.cli.ipynb #6c2880f1
+# %% ../../nbs/19_translator.cli.ipynb #b1098927
 @tests_cli.command('list')
 def tests_list_(tests: Optional[Path] = TestsOpt):
     "List the test suites with their case and asset counts."
@@ -382,7 +382,7 @@ def tests_list_(tests: Optional[Path] = TestsOpt):
     df = pd.DataFrame([_suite_row(sid, s) for sid, s in load_suites(tests).items()])
     typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
 
-# %% ../../nbs/19_translator.cli.ipynb #009412dd
+# %% ../../nbs/19_translator.cli.ipynb #ade11d76
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
     "name → URL (None: from targets.json) from `NAME` / `NAME=URL` arguments and `--url`."
     out = {}
@@ -396,7 +396,7 @@ def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
         out = {k: url for k in out}
     return out
 
-# %% ../../nbs/19_translator.cli.ipynb #7db376bc
+# %% ../../nbs/19_translator.cli.ipynb #67debabd
 def _suite_normalized(tests, ids: list[str], normalizer, nodenorm: bool, nodenorm_url) -> dict[str, str]|None:
     "CURIE → preferred CURIE for the suites `ids` (None: CURIEs as written)."
     from benchnb.translator.acceptance import load_preferred, load_suites, nodenorm_preferred, suite_curies
@@ -404,7 +404,7 @@ def _suite_normalized(tests, ids: list[str], normalizer, nodenorm: bool, nodenor
     curies = suite_curies(load_suites(tests, ids).values())
     return nodenorm_preferred(curies, *([nodenorm_url] if nodenorm_url else []))
 
-# %% ../../nbs/19_translator.cli.ipynb #f2b75f7f
+# %% ../../nbs/19_translator.cli.ipynb #8369b6ea
 def _echo_accounting(runs):
     "One stderr line per run of `tests run`."
     from benchnb.translator.acceptance import agent_accounting
@@ -414,7 +414,7 @@ def _echo_accounting(runs):
         line = f"benchnb: {a.suite} {a.target}: {a.ok}/{a.queries} queries ok, {a.failed} failed"
         typer.echo(f"{line}{lat}{top}", err=True)
 
-# %% ../../nbs/19_translator.cli.ipynb #b239f706
+# %% ../../nbs/19_translator.cli.ipynb #b0a711c4
 def _report_verdicts(runs, rows: list[dict], out: Path, matrix: Path|None):
     "Write the verdicts (and the matrix); print the summary, then the per-run accounting."
     from benchnb.runs import write_text
@@ -425,7 +425,7 @@ def _report_verdicts(runs, rows: list[dict], out: Path, matrix: Path|None):
     _echo_accounting(runs)
     typer.echo(f"benchnb: {len(rows)} verdicts in {out}", err=True)
 
-# %% ../../nbs/19_translator.cli.ipynb #048bd14b
+# %% ../../nbs/19_translator.cli.ipynb #08c9094d
 _SuiteArg = typer.Argument(..., help="Suite id (its file name without .json), or 'all'.")
 _TargetsArg = typer.Argument(..., help="Target names from targets.json, or NAME=URL.")
 _VerdictsOpt = typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent (JSON Lines).")
@@ -435,7 +435,7 @@ _NewRunsOpt = typer.Option(False, '--new', help="Always start new runs.")
 _RetryFailedRunsOpt = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest runs.")
 _LimitPerRunOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run.")
 
-# %% ../../nbs/19_translator.cli.ipynb #564079c4
+# %% ../../nbs/19_translator.cli.ipynb #03063885
 _SuiteNormalizerOpt = typer.Option(None, '--normalizer',
                                    help="JSON {curie: preferred curie} or a saved NodeNorm reply.")
 _NodenormOpt = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, "
@@ -445,7 +445,7 @@ _MatrixOpt = typer.Option(None, '--matrix', help="Also write the assets × agent
 _FailFastOpt = typer.Option(False, '--fail-fast',
                             help="Send no further suites to a target that answered none of a suite's queries.")
 
-# %% ../../nbs/19_translator.cli.ipynb #c4f75747
+# %% ../../nbs/19_translator.cli.ipynb #f5ad8340
 @tests_cli.command('run')
 def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
                out: Path = _VerdictsOpt, url: Optional[str] = _SingleUrlOpt, mode: Optional[str] = _ModeOpt,
@@ -472,11 +472,11 @@ def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results
                             normalized=norm, tests=tests)
     _report_verdicts(runs, rows, out, matrix)
 
-# %% ../../nbs/19_translator.cli.ipynb #a739090a
+# %% ../../nbs/19_translator.cli.ipynb #bbaf67d6
 _SuitesArg = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite).")
 _AccuracyOpt = typer.Option(0.85, '--accuracy', help="Fraction of assets placed where they pass.")
 
-# %% ../../nbs/19_translator.cli.ipynb #7b7ae635
+# %% ../../nbs/19_translator.cli.ipynb #c3b57687
 @tests_cli.command('serve')
 def tests_serve_(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0.0.1', '--host'),
                  port: int = typer.Option(8000, '--port'), accuracy: float = _AccuracyOpt,
@@ -492,7 +492,7 @@ def tests_serve_(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0
                f"({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
-# %% ../../nbs/19_translator.cli.ipynb #9833edf4
+# %% ../../nbs/19_translator.cli.ipynb #0876c3b1
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
                 cli=cli)
 register_report('translator', 'translator.ipynb', 'translator',
