@@ -239,13 +239,18 @@ def _one_of(value: str, field: str, *choices: str):
         allowed = ', '.join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
         raise ConfigError(f"must be {allowed}", field=field, value=value)
 
-# %% ../../nbs/19_translator.cli.ipynb #3327e81f
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
-              plots, write_json_, order_by='score', validate=False):
-    from benchnb.translator.evaluate import evaluate_results
+# %% ../../nbs/19_translator.cli.ipynb #7ebd8dc8
+def _check_ranking(binding: str, score_from: str, order_by: str):
+    "`ConfigError` for an unknown `--binding`, `--score-from` or `--order-by` value (the first one found)."
     _one_of(binding, '--binding', 'first', 'any')
     _one_of(score_from, '--score-from', 'first', 'max')
     _one_of(order_by, '--order-by', 'score', 'rank', 'sugeno')
+
+# %% ../../nbs/19_translator.cli.ipynb #8c9256f6
+def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
+              plots, write_json_, order_by='score', validate=False):
+    from benchnb.translator.evaluate import evaluate_results
+    _check_ranking(binding, score_from, order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
     if not isinstance(results, dict): check_results(benchmark, Path(results))
     evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by,
@@ -336,7 +341,7 @@ def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortO
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
-# %% ../../nbs/19_translator.cli.ipynb #027729e1
+# %% ../../nbs/19_translator.cli.ipynb #f090afaa
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
 def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
@@ -350,9 +355,8 @@ def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path
                         _policy(timeout, 10.0, retries, 1.0))
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
-    evaluate = lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first',
-                                 'first', plots, True)
-    _exit_status(s, 'fetched', evaluate)
+    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None,
+                                                 False, 'first', 'first', plots, True))
 
 # %% ../../nbs/19_translator.cli.ipynb #910bf2c7
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
