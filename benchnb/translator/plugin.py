@@ -170,15 +170,15 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
     _finish(s, f"{s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", 'scored')
 
-# %% ../../nbs/19_translator.cli.ipynb #66b0f06b
-_NOT_RESPONSES = ('manifest.json', 'output.json', 'validation.json')
-
+# %% ../../nbs/19_translator.cli.ipynb #18538501
 def _fetched_benchmark(manifest: Path) -> str|None:
     "The benchmark a run's manifest says it fetched (None: no manifest, or not a readable one)."
     try: return json.loads(manifest.read_text()).get('parameters', {}).get('benchmark') if manifest.exists() else None
     except (json.JSONDecodeError, AttributeError): return None
 
-# %% ../../nbs/19_translator.cli.ipynb #ceb3495a
+# %% ../../nbs/19_translator.cli.ipynb #fdf598f0
+_NOT_RESPONSES = ('manifest.json', 'output.json', 'validation.json')
+
 def check_results(benchmark: str, results: Path):
     "Refuse, before any work, RESULTS that are missing, hold no response, or are another benchmark's run."
     if not results.exists():
