@@ -20,13 +20,15 @@ __all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'exampl
            'check_results', 'evaluate_', 'check_port_free', 'serve_', 'run_', 'tests_list_', 'tests_run_',
            'tests_serve_']
 
-# %% ../../nbs/19_translator.cli.ipynb #17721349
+# %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
-                  help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, evaluate them.")
+                  help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, "
+                       "evaluate them.")
 ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
 MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
 KOpt = typer.Option(20, '--k', min=1, max=MAX_K, help=f"Number of ranked results considered (1 to {MAX_K}).")
 
+# %% ../../nbs/19_translator.cli.ipynb #0ff29da6
 def example(*lines: str) -> str:
     "A help epilog with example command lines, kept as written (click's \\b)."
     return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
@@ -41,243 +43,350 @@ def list_(config: Optional[Path] = ConfigOpt):
         ep = t.fetch or t.fetch_unscored or t.score
         typer.echo(f"target\t{name}\t{ep.url}")
 
-# %% ../../nbs/19_translator.cli.ipynb #876c9aa5
+# %% ../../nbs/19_translator.cli.ipynb #dec63215
 @cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
 def queries_(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
              config: Optional[Path] = ConfigOpt,
-             target: Optional[str] = typer.Option(None, '--target', help="Add this target's fetch workflow to each query.")):
+             target: Optional[str] = typer.Option(None, '--target',
+                                                  help="Add this target's fetch workflow to each query.")):
     "Print the benchmark's TRAPI queries and relevant answers as JSON Lines."
     cfg = load_config(config)
     workflow = cfg.target(target).endpoint('fetch').workflow if target else None
     sys.stdout.write(queries_jsonl(build_queries(cfg, benchmark, workflow)))
 
-# %% ../../nbs/19_translator.cli.ipynb #af6edbea
+# %% ../../nbs/19_translator.cli.ipynb #ee4a48f5
+_BenchmarkArg = typer.Argument(..., help="Benchmark name.")
+_TargetArg = typer.Argument(..., help="Target name from targets.json (or any label with --url).")
+_ResultsOpt = typer.Option(..., '--results', help="Results root directory.")
+_UrlOpt = typer.Option(None, '--url', help="Override the target URL, or define an ad-hoc target.")
+_ModeOpt = typer.Option(None, '--mode', help="sync | async | ars (default from targets.json).")
+_ConcurrencyOpt = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests.")
+_TimeoutOpt = typer.Option(300.0, '--timeout', help="Read timeout per request (s).")
+_RetriesOpt = typer.Option(2, '--retries', help="Retries after the first attempt.")
+_NoNormalizeOpt = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity).")
+
+# %% ../../nbs/19_translator.cli.ipynb #9ac963d0
+_ConnectTimeoutOpt = typer.Option(10.0, '--connect-timeout', help="Connect timeout (s).")
+_BackoffOpt = typer.Option(1.0, '--backoff', help="First retry delay (s), doubled each retry, with jitter.")
+_UnscoredOpt = typer.Option(False, '--unscored', help="Use the target's fetch_unscored entry.")
+_RunIdOpt = typer.Option(None, '--run-id', '--resume',
+                         help="Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path).")
+_NewOpt = typer.Option(False, '--new', help="Always start a new run.")
+_RetryFailedOpt = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest run.")
+_LimitOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries.")
+_PollOpt = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s).")
+_MaxWaitOpt = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s).")
+
+# %% ../../nbs/19_translator.cli.ipynb #ca3faf1d
+_TrapiOpt = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); "
+                                               "2.0 puts the query options in Query.parameters.")
+_QueryTimeoutOpt = typer.Option(None, '--query-timeout',
+                                help="Time budget asked of the target per query (s), sent in the query.")
+_LogLevelOpt = typer.Option(None, '--log-level',
+                            help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG.")
+_BypassCacheOpt = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query.")
+_CompletionOpt = typer.Option('poll', '--async-completion', help="Async mode: poll the job status, or 'callback' "
+                                                                 "(the target POSTs the response to a local listener).")
+_CallbackHostOpt = typer.Option('127.0.0.1', '--callback-host', help="Address the callback listener binds to.")
+_CallbackPortOpt = typer.Option(0, '--callback-port', help="Port of the callback listener (0: any free port).")
+_CallbackUrlOpt = typer.Option(None, '--callback-url',
+                               help="Base URL the target should call back (default http://HOST:PORT).")
+
+# %% ../../nbs/19_translator.cli.ipynb #7fb6042e
 def _policy(timeout: float, connect_timeout: float, retries: int, backoff: float):
     from benchnb.translator.fetch import RetryPolicy
     if retries < 0: raise ConfigError("must be >= 0", field='--retries', value=retries)
     return RetryPolicy(retries=retries, read_timeout=timeout, connect_timeout=connect_timeout, backoff=backoff)
 
-@cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
-        "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
-def fetch_(benchmark: str = typer.Argument(..., help="Benchmark name."),
-           target: str = typer.Argument(..., help="Target name from targets.json (or any label with --url)."),
-           results: Path = typer.Option(..., '--results', help="Results root directory."),
-           unscored: bool = typer.Option(False, '--unscored', help="Use the target's fetch_unscored entry."),
-           concurrency: int = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests."),
-           timeout: float = typer.Option(300.0, '--timeout', help="Read timeout per request (s)."),
-           connect_timeout: float = typer.Option(10.0, '--connect-timeout', help="Connect timeout (s)."),
-           retries: int = typer.Option(2, '--retries', help="Retries after the first attempt."),
-           backoff: float = typer.Option(1.0, '--backoff', help="First retry delay (s), doubled each retry, with jitter."),
-           url: Optional[str] = typer.Option(None, '--url', help="Override the target URL, or define an ad-hoc target."),
-           mode: Optional[str] = typer.Option(None, '--mode', help="sync | async | ars (default from targets.json)."),
-           run_id: Optional[str] = typer.Option(None, '--run-id', '--resume', help="Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path)."),
-           new: bool = typer.Option(False, '--new', help="Always start a new run."),
-           retry_failed: bool = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest run."),
-           limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries."),
-           poll_interval: float = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s)."),
-           max_wait: float = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s)."),
-           trapi: Optional[str] = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters."),
-           query_timeout: Optional[float] = typer.Option(None, '--query-timeout', help="Time budget asked of the target per query (s), sent in the query."),
-           log_level: Optional[str] = typer.Option(None, '--log-level', help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG."),
-           bypass_cache: Optional[bool] = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query."),
-           completion: str = typer.Option('poll', '--async-completion', help="Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener)."),
-           callback_host: str = typer.Option('127.0.0.1', '--callback-host', help="Address the callback listener binds to."),
-           callback_port: int = typer.Option(0, '--callback-port', help="Port of the callback listener (0: any free port)."),
-           callback_url: Optional[str] = typer.Option(None, '--callback-url', help="Base URL the target should call back (default http://HOST:PORT)."),
-           config: Optional[Path] = ConfigOpt):
-    "Fetch the benchmark's queries from a target into a resumable run directory."
-    from benchnb.translator.fetch import CallbackListener, fetch_benchmark
-    if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
-    listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
-    with listener or contextlib.nullcontext():
-        s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency, _policy(timeout, connect_timeout, retries, backoff),
-                            run_id, new, retry_failed, limit, poll_interval, max_wait,
-                            options={'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}, trapi=trapi,
-                            completion=completion, listener=listener)
-    typer.echo(str(s.run_dir))
-    typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} ok, {s.counts['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s", err=True)
-    _echo_reasons(s)
-    _exit_status(s, 'fetched')
+# %% ../../nbs/19_translator.cli.ipynb #3aa22471
+def _check_mode(mode: str|None):
+    "`ConfigError` naming `--mode` unless `mode` is None or one of `MODES`."
+    if mode is not None and mode not in MODES:
+        raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
 
+# %% ../../nbs/19_translator.cli.ipynb #237d4554
 def _echo_reasons(s, top: int=3):
+    "The `top` commonest failure reasons of a run summary, on stderr."
     for reason, n in list(s.reasons.items())[:top]: typer.echo(f"benchnb:   {n} failed: {reason[:160]}", err=True)
 
+# %% ../../nbs/19_translator.cli.ipynb #e69db744
 def _exit_status(s, what: str, then=None):
     "Error when no query succeeded; exit 3 (after `then`, if given) when some failed."
     if s.counts['failed'] and not s.counts['ok']:
-        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed (reasons above; --retry-failed retries them)",
-                       file=s.run_dir)
+        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed "
+                       "(reasons above; --retry-failed retries them)", file=s.run_dir)
     if then is not None: then()
     if s.counts['failed']: raise typer.Exit(EXIT_FAILURES)
 
-@cli.command('score', epilog=example("benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
-                                      "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
+# %% ../../nbs/19_translator.cli.ipynb #5bae46aa
+def _finish(s, summary: str, what: str):
+    "Print the run directory, the one-line `summary` and the failure reasons; then exit as `_exit_status` says."
+    typer.echo(str(s.run_dir))
+    typer.echo(f"benchnb: {summary}", err=True)
+    _echo_reasons(s)
+    _exit_status(s, what)
+
+# %% ../../nbs/19_translator.cli.ipynb #18586cea
+@cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
+        "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
+def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
+           unscored: bool = _UnscoredOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
+           connect_timeout: float = _ConnectTimeoutOpt, retries: int = _RetriesOpt, backoff: float = _BackoffOpt,
+           url: Optional[str] = _UrlOpt, mode: Optional[str] = _ModeOpt, run_id: Optional[str] = _RunIdOpt,
+           new: bool = _NewOpt, retry_failed: bool = _RetryFailedOpt, limit: Optional[int] = _LimitOpt,
+           poll_interval: float = _PollOpt, max_wait: float = _MaxWaitOpt, trapi: Optional[str] = _TrapiOpt,
+           query_timeout: Optional[float] = _QueryTimeoutOpt, log_level: Optional[str] = _LogLevelOpt,
+           bypass_cache: Optional[bool] = _BypassCacheOpt, completion: str = _CompletionOpt,
+           callback_host: str = _CallbackHostOpt, callback_port: int = _CallbackPortOpt,
+           callback_url: Optional[str] = _CallbackUrlOpt, config: Optional[Path] = ConfigOpt):
+    "Fetch the benchmark's queries from a target into a resumable run directory."
+    from benchnb.translator.fetch import CallbackListener, fetch_benchmark
+    _check_mode(mode)
+    listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
+    options = {'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}
+    with listener or contextlib.nullcontext():
+        s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency,
+                            _policy(timeout, connect_timeout, retries, backoff), run_id, new, retry_failed, limit,
+                            poll_interval, max_wait, options=options, trapi=trapi, completion=completion,
+                            listener=listener)
+    c = s.counts
+    summary = f"{c['ok']}/{c['queries']} ok, {c['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s"
+    _finish(s, summary, 'fetched')
+
+# %% ../../nbs/19_translator.cli.ipynb #3324781d
+@cli.command('score', epilog=example(
+    "benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
+    "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
 def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
            target: str = typer.Argument(..., help="Target whose score entry to use."),
            out: Optional[Path] = typer.Option(None, '--out', help="Scored run directory (default: RUN_DIR_scored)."),
            url: Optional[str] = typer.Option(None, '--url', help="Override the score URL."),
-           concurrency: int = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests."),
-           timeout: float = typer.Option(300.0, '--timeout', help="Read timeout per request (s)."),
-           retries: int = typer.Option(2, '--retries', help="Retries after the first attempt."),
-           retry_failed: bool = typer.Option(False, '--retry-failed', help="Rescore the responses whose scoring failed."),
+           concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt, retries: int = _RetriesOpt,
+           retry_failed: bool = typer.Option(False, '--retry-failed',
+                                             help="Rescore the responses whose scoring failed."),
            config: Optional[Path] = ConfigOpt):
     "Score every response of an unscored run with the target's score workflow."
     from benchnb.translator.fetch import score_run
     s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
-    typer.echo(str(s.run_dir))
-    typer.echo(f"benchnb: {s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", err=True)
-    _echo_reasons(s)
-    _exit_status(s, 'scored')
+    _finish(s, f"{s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", 'scored')
 
-# %% ../../nbs/19_translator.cli.ipynb #738ab95b
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by='score', validate=False):
-    from benchnb.translator.evaluate import evaluate_results
-    if binding not in ('first', 'any'): raise ConfigError("must be 'first' or 'any'", field='--binding', value=binding)
-    if score_from not in ('first', 'max'): raise ConfigError("must be 'first' or 'max'", field='--score-from', value=score_from)
-    if order_by not in ('score', 'rank', 'sugeno'): raise ConfigError("must be 'score', 'rank' or 'sugeno'", field='--order-by', value=order_by)
-    how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
-    if not isinstance(results, dict): check_results(benchmark, Path(results))
-    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by, validate)
-    for ev in evs: _check_answered(ev, benchmark)
-    for ev in evs:
-        dest = (Path(out)/ev.target if out and len(evs) > 1 else Path(out)) if out else (Path(ev.results_dir) if Path(ev.results_dir).is_dir() else Path(ev.results_dir).with_suffix(''))
-        ev.save(dest, json_=write_json_, plots=plots)
-        typer.echo(ev.text_report())
-        typer.echo(ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']].to_string(float_format=lambda x: f"{x:.4f}"))
-        f = ev.failures()
-        typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, {f['missing']} missing)\n")
-        if ev.problems is not None: _echo_validation(ev, dest)
-    return evs
+# %% ../../nbs/19_translator.cli.ipynb #18538501
+def _fetched_benchmark(manifest: Path) -> str|None:
+    "The benchmark a run's manifest says it fetched (None: no manifest, or not a readable one)."
+    try: return json.loads(manifest.read_text()).get('parameters', {}).get('benchmark') if manifest.exists() else None
+    except (json.JSONDecodeError, AttributeError): return None
 
+# %% ../../nbs/19_translator.cli.ipynb #fdf598f0
 _NOT_RESPONSES = ('manifest.json', 'output.json', 'validation.json')
 
 def check_results(benchmark: str, results: Path):
     "Refuse, before any work, RESULTS that are missing, hold no response, or are another benchmark's run."
-    if not results.exists(): raise DataError("results not found (expected a run directory or a JSON file)", file=results)
+    if not results.exists():
+        raise DataError("results not found (expected a run directory or a JSON file)", file=results)
     if results.is_file(): return
     for m in (results/'manifest.json', results.parent/'manifest.json'):
-        try: fetched = json.loads(m.read_text()).get('parameters', {}).get('benchmark') if m.exists() else None
-        except (json.JSONDecodeError, AttributeError): fetched = None
-        if fetched and fetched != benchmark: raise DataError(f"this run fetched benchmark {fetched!r}, not {benchmark!r}", file=results)
+        fetched = _fetched_benchmark(m)
+        if fetched and fetched != benchmark:
+            raise DataError(f"this run fetched benchmark {fetched!r}, not {benchmark!r}", file=results)
     if not any(p.name not in _NOT_RESPONSES for p in results.rglob('*.json')):
         from benchnb.runs import Ledger
         n = Ledger(results/'ledger.jsonl').counts()['failed']           # failed queries leave no response file
-        raise DataError("no responses to evaluate in this directory" + (f" (all {n} queries recorded failed)" if n else ''), file=results)
+        why = f" (all {n} queries recorded failed)" if n else ''
+        raise DataError("no responses to evaluate in this directory" + why, file=results)
 
+# %% ../../nbs/19_translator.cli.ipynb #3ad76f02
 def _check_answered(ev, benchmark: str):
+    "`DataError` when none of the evaluation's queries has a response."
     f = ev.failures()
     if f['answered'] + f['empty'] == 0:
-        raise DataError(f"none of the {f['total']} queries of {benchmark} has a response ({f['failed']} failed, {f['missing']} missing): "
-                        "nothing to evaluate", file=ev.results_dir or 'results')
+        raise DataError(f"none of the {f['total']} queries of {benchmark} has a response ({f['failed']} failed, "
+                        f"{f['missing']} missing): nothing to evaluate", file=ev.results_dir or 'results')
 
+# %% ../../nbs/19_translator.cli.ipynb #f08af1e7
 def _echo_validation(ev, dest: Path):
     from benchnb.runs import write_json
     from benchnb.translator.validate import problem_summary
     n_resp = len({p.uid for p in ev.problems})
     write_json(dest/'validation.json', [p.to_dict() for p in ev.problems])
+    n_answered = sum(s in ('answered', 'empty') for s in ev.status)
     typer.echo(f"Validation (TRAPI structure; metrics unaffected): {len(ev.problems)} problem(s) in {n_resp} of "
-               f"{sum(s in ('answered', 'empty') for s in ev.status)} responses; details in {dest/'validation.json'}")
+               f"{n_answered} responses; details in {dest/'validation.json'}")
     if ev.problems: typer.echo(problem_summary(ev.problems).head(10).to_string(index=False))
     typer.echo('')
 
+# %% ../../nbs/19_translator.cli.ipynb #39cb3334
+def _echo_evaluation(ev, dest: Path):
+    "Print one evaluation's report (and its validation summary, when validated)."
+    typer.echo(ev.text_report())
+    extras = ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']]
+    typer.echo(extras.to_string(float_format=lambda x: f"{x:.4f}"))
+    f = ev.failures()
+    typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, "
+               f"{f['missing']} missing)\n")
+    if ev.problems is not None: _echo_validation(ev, dest)
+
+# %% ../../nbs/19_translator.cli.ipynb #646226a4
+def _dest(ev, out: Path|None, n: int) -> Path:
+    "The output directory of evaluation `ev`, one of `n`."
+    if out: return Path(out)/ev.target if n > 1 else Path(out)
+    res = Path(ev.results_dir)
+    return res if res.is_dir() else res.with_suffix('')
+
+# %% ../../nbs/19_translator.cli.ipynb #c0d741ed
+def _one_of(value: str, field: str, *choices: str):
+    "`ConfigError` naming `field` unless `value` is one of `choices`."
+    if value not in choices:
+        allowed = ', '.join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise ConfigError(f"must be {allowed}", field=field, value=value)
+
+# %% ../../nbs/19_translator.cli.ipynb #7ebd8dc8
+def _check_ranking(binding: str, score_from: str, order_by: str):
+    "`ConfigError` for an unknown `--binding`, `--score-from` or `--order-by` value (the first one found)."
+    _one_of(binding, '--binding', 'first', 'any')
+    _one_of(score_from, '--score-from', 'first', 'max')
+    _one_of(order_by, '--order-by', 'score', 'rank', 'sugeno')
+
+# %% ../../nbs/19_translator.cli.ipynb #8c9256f6
+def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
+              plots, write_json_, order_by='score', validate=False):
+    from benchnb.translator.evaluate import evaluate_results
+    _check_ranking(binding, score_from, order_by)
+    how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
+    if not isinstance(results, dict): check_results(benchmark, Path(results))
+    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by,
+                           validate)
+    for ev in evs: _check_answered(ev, benchmark)
+    for ev in evs:
+        dest = _dest(ev, out, len(evs))
+        ev.save(dest, json_=write_json_, plots=plots)
+        _echo_evaluation(ev, dest)
+    return evs
+
+# %% ../../nbs/19_translator.cli.ipynb #6c31e5fa
+_ResultsArg = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}.")
+_EvalOutOpt = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots.")
+_LabelOpt = typer.Option(None, '--target', help="Label for the target (default: from the run).")
+_NormalizerOpt = typer.Option(None, '--normalizer', help="JSON normalizer mapping or saved NodeNorm reply.")
+_NoXrefOpt = typer.Option(False, '--no-xref', help="Ignore biolink:xref aliases.")
+_BindingOpt = typer.Option('first', '--binding', help="first (upstream) | any bound CURIE may match.")
+_ScoreFromOpt = typer.Option('first', '--score-from', help="first (upstream) | max analysis score.")
+_OrderByOpt = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering "
+                                                       "(messages without it: by score).")
+_PlotsOpt = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs.")
+_JsonOpt = typer.Option(True, '--json/--no-json', help="Write output.json.")
+_ValidateOpt = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems "
+                                                      "(validation.json), metrics unchanged.")
+
+# %% ../../nbs/19_translator.cli.ipynb #772196bd
 @cli.command('evaluate', epilog=example(
     "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
-def evaluate_(benchmark: str = typer.Argument(..., help="Benchmark name."),
-              results: Path = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}."),
-              k: int = KOpt,
-              out: Optional[Path] = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots."),
-              config: Optional[Path] = ConfigOpt,
-              target: Optional[str] = typer.Option(None, '--target', help="Label for the target (default: from the run)."),
-              no_normalize: bool = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity)."),
-              normalizer: Optional[Path] = typer.Option(None, '--normalizer', help="JSON normalizer mapping or saved NodeNorm reply."),
-              no_xref: bool = typer.Option(False, '--no-xref', help="Ignore biolink:xref aliases."),
-              binding: str = typer.Option('first', '--binding', help="first (upstream) | any bound CURIE may match."),
-              score_from: str = typer.Option('first', '--score-from', help="first (upstream) | max analysis score."),
-              order_by: str = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score)."),
-              plots: bool = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs."),
-              write_json_: bool = typer.Option(True, '--json/--no-json', help="Write output.json."),
-              validate: bool = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.")):
+def evaluate_(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: int = KOpt,
+              out: Optional[Path] = _EvalOutOpt, config: Optional[Path] = ConfigOpt, target: Optional[str] = _LabelOpt,
+              no_normalize: bool = _NoNormalizeOpt, normalizer: Optional[Path] = _NormalizerOpt,
+              no_xref: bool = _NoXrefOpt, binding: str = _BindingOpt, score_from: str = _ScoreFromOpt,
+              order_by: str = _OrderByOpt, plots: bool = _PlotsOpt, write_json_: bool = _JsonOpt,
+              validate: bool = _ValidateOpt):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots, write_json_, order_by, validate)
+    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots,
+              write_json_, order_by, validate)
 
 cli.command('eval', hidden=True)(evaluate_)
 
-# %% ../../nbs/19_translator.cli.ipynb #ff2e1273
+# %% ../../nbs/19_translator.cli.ipynb #81d2da58
 def check_port_free(host: str, port: int):
     "`ConfigError` naming `--port` when `host:port` cannot be listened on (in use, or not allowed)."
     try:
         with socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind((host, port))
-    except OSError as e: raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", field='--port', value=port) from None
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind((host, port))
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", field='--port', value=port) from None
 
+# %% ../../nbs/19_translator.cli.ipynb #375822b6
+_KgOpt = typer.Option(None, '--kg', help="KGX-style edges TSV (default: the shipped demo KG).")
+_HostOpt = typer.Option('127.0.0.1', '--host', help="Address to listen on (0.0.0.0: every interface).")
+_PortOpt = typer.Option(8000, '--port', help="Port to listen on.")
+_LatencyOpt = typer.Option(0.0, '--latency', help="Seconds added to every query.")
+_MaxResultsOpt = typer.Option(500, '--max-results', help="Most results per answer.")
+_TrapiVersionOpt = typer.Option('1.5', '--trapi-version', help="TRAPI version spoken: 1.5 or 2.0.")
+_SeedOpt = typer.Option(0, '--seed', help="Seed of the random faults and scores.")
+_MinTimeoutOpt = typer.Option(0.0, '--min-timeout',
+                              help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")
+
+# %% ../../nbs/19_translator.cli.ipynb #28d2fb2f
+_ErrorRateOpt = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500.")
+_RateLimitRateOpt = typer.Option(0.0, '--rate-limit-rate', help="Fraction answered 429 + Retry-After.")
+_TimeoutRateOpt = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds.")
+_GarbageRateOpt = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON.")
+_FailFirstOpt = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind.")
+_FailKindOpt = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501")
+_RetryAfterOpt = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503.")
+_HangOpt = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering.")
+
+# %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
-def serve_(kg: Optional[Path] = typer.Option(None, '--kg', help="KGX-style edges TSV (default: the shipped demo KG)."),
-           host: str = typer.Option('127.0.0.1', '--host', help="Address to listen on (0.0.0.0: every interface)."),
-           port: int = typer.Option(8000, '--port', help="Port to listen on."),
-           latency: float = typer.Option(0.0, '--latency', help="Seconds added to every query."),
-           error_rate: float = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500."),
-           rate_limit_rate: float = typer.Option(0.0, '--rate-limit-rate', help="Fraction answered 429 + Retry-After."),
-           timeout_rate: float = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds."),
-           garbage_rate: float = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON."),
-           fail_first: int = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind."),
-           fail_kind: str = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501"),
-           retry_after: float = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503."),
-           hang: float = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering."),
-           max_results: int = typer.Option(500, '--max-results', help="Most results per answer."),
-           trapi_version: str = typer.Option('1.5', '--trapi-version', help="TRAPI version spoken: 1.5 or 2.0."),
-           seed: int = typer.Option(0, '--seed', help="Seed of the random faults and scores."),
-           min_timeout: float = typer.Option(0.0, '--min-timeout', help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")):
+def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
+           error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
+           timeout_rate: float = _TimeoutRateOpt, garbage_rate: float = _GarbageRateOpt,
+           fail_first: int = _FailFirstOpt, fail_kind: str = _FailKindOpt, retry_after: float = _RetryAfterOpt,
+           hang: float = _HangOpt, max_results: int = _MaxResultsOpt, trapi_version: str = _TrapiVersionOpt,
+           seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
-    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind, retry_after, hang, seed, min_timeout)
+    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind,
+                    retry_after, hang, seed, min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version)
     check_port_free(host, port)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
-# %% ../../nbs/19_translator.cli.ipynb #4dcc939d
+# %% ../../nbs/19_translator.cli.ipynb #f090afaa
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
-                                    "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
-def run_(benchmark: str = typer.Argument(..., help="Benchmark name."),
-         target: str = typer.Argument(..., help="Target name from targets.json (or any label with --url)."),
-         results: Path = typer.Option(..., '--results', help="Results root directory."),
-         url: Optional[str] = typer.Option(None, '--url', help="Override the target URL, or define an ad-hoc target."),
-         k: int = KOpt, concurrency: int = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests."),
-         timeout: float = typer.Option(300.0, '--timeout', help="Read timeout per request (s)."),
-         retries: int = typer.Option(2, '--retries', help="Retries after the first attempt."),
-         no_normalize: bool = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity)."),
+        "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
+def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
+         url: Optional[str] = _UrlOpt, k: int = KOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
+         retries: int = _RetriesOpt, no_normalize: bool = _NoNormalizeOpt,
          plots: bool = typer.Option(True, '--plots/--no-plots', help="Save precision/recall/mAP/top-k PNGs."),
          config: Optional[Path] = ConfigOpt):
     "Fetch a benchmark from a target, then evaluate the run."
     from benchnb.translator.fetch import fetch_benchmark
-    s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency, _policy(timeout, 10.0, retries, 1.0))
+    s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency,
+                        _policy(timeout, 10.0, retries, 1.0))
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
-    evaluate = lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None, False, 'first', 'first', plots, True)
-    _exit_status(s, 'fetched', evaluate)
+    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None,
+                                                 False, 'first', 'first', plots, True))
 
-# %% ../../nbs/19_translator.cli.ipynb #43be36a3
+# %% ../../nbs/19_translator.cli.ipynb #910bf2c7
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
-                        help="The Translator Test Harness's acceptance and pathfinder suites (NCATSTranslator/Tests): list and run them.")
+                        help="The Translator Test Harness's acceptance and pathfinder suites (NCATSTranslator/Tests): "
+                             "list and run them.")
 cli.add_typer(tests_cli, name='tests')
-TestsOpt = typer.Option(None, '--tests', help="Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).")
+TestsOpt = typer.Option(None, '--tests',
+                        help="Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).")
 
+# %% ../../nbs/19_translator.cli.ipynb #2a829a11
+def _suite_row(sid: str, suite) -> dict:
+    "The `tests list` row of one suite."
+    import collections
+    from benchnb.translator.acceptance import plan_suite
+    plan, queries = plan_suite(suite)
+    shapes = collections.Counter(p.shape for p in plan)
+    return {'suite': sid, 'cases': len(suite.cases), 'assets': len(plan),
+            **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
+            'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)}
+
+# %% ../../nbs/19_translator.cli.ipynb #b1098927
 @tests_cli.command('list')
 def tests_list_(tests: Optional[Path] = TestsOpt):
     "List the test suites with their case and asset counts."
-    import collections, pandas as pd
-    from benchnb.translator.acceptance import load_suites, plan_suite
-    rows = []
-    for sid, s in load_suites(tests).items():
-        plan, queries = plan_suite(s)
-        shapes = collections.Counter(p.shape for p in plan)
-        rows.append({'suite': sid, 'cases': len(s.cases), 'assets': len(plan), **{k: shapes[k] for k in ('MVP1', 'MVP2', 'pathfinder')},
-                     'queries': len(queries), 'no_query': sum(p.uid is None for p in plan)})
-    df = pd.DataFrame(rows)
+    import pandas as pd
+    from benchnb.translator.acceptance import load_suites
+    df = pd.DataFrame([_suite_row(sid, s) for sid, s in load_suites(tests).items()])
     typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
 
-# %% ../../nbs/19_translator.cli.ipynb #0c8914b7
+# %% ../../nbs/19_translator.cli.ipynb #ade11d76
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
     "name → URL (None: from targets.json) from `NAME` / `NAME=URL` arguments and `--url`."
     out = {}
@@ -286,61 +395,96 @@ def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
         if not name or (sep and not u): raise ConfigError("a target is NAME or NAME=URL", field='TARGET', value=t)
         out[name] = u or None
     if url is not None:
-        if len(out) != 1: raise ConfigError("applies to exactly one target (give the others as NAME=URL)", field='--url', value=url)
+        if len(out) != 1:
+            raise ConfigError("applies to exactly one target (give the others as NAME=URL)", field='--url', value=url)
         out = {k: url for k in out}
     return out
 
-# %% ../../nbs/19_translator.cli.ipynb #8766409f
-@tests_cli.command('run')
-def tests_run_(suite: str = typer.Argument(..., help="Suite id (its file name without .json), or 'all'."),
-               targets: list[str] = typer.Argument(..., help="Target names from targets.json, or NAME=URL."),
-               results: Path = typer.Option(..., '--results', help="Results root directory."),
-               out: Path = typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent (JSON Lines)."),
-               url: Optional[str] = typer.Option(None, '--url', help="URL of the (single) target."),
-               mode: Optional[str] = typer.Option(None, '--mode', help="sync | async | ars (default from targets.json)."),
-               concurrency: int = typer.Option(8, '--concurrency', '-n', min=1), timeout: float = typer.Option(300.0, '--timeout'),
-               connect_timeout: float = typer.Option(10.0, '--connect-timeout'), retries: int = typer.Option(2, '--retries'),
-               backoff: float = typer.Option(1.0, '--backoff'),
-               run_id: Optional[str] = typer.Option(None, '--run-id', '--resume', help="Use (or resume) this run id under RESULTS/SUITE/TARGET."),
-               new: bool = typer.Option(False, '--new', help="Always start new runs."),
-               retry_failed: bool = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest runs."),
-               limit: Optional[int] = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run."),
-               poll_interval: float = typer.Option(5.0, '--poll-interval'), max_wait: float = typer.Option(600.0, '--max-wait'),
-               normalizer: Optional[Path] = typer.Option(None, '--normalizer', help="JSON {curie: preferred curie} or a saved NodeNorm reply."),
-               nodenorm: bool = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, as the harness does (network)."),
-               nodenorm_url: Optional[str] = typer.Option(None, '--nodenorm-url', help="Node Normalizer get_normalized_nodes URL."),
-               matrix: Optional[Path] = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV)."),
-               fail_fast: bool = typer.Option(False, '--fail-fast', help="Send no further suites to a target that answered none of a suite's queries."),
-               tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
-    "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
-    import json
+# %% ../../nbs/19_translator.cli.ipynb #67debabd
+def _suite_normalized(tests, ids: list[str], normalizer, nodenorm: bool, nodenorm_url) -> dict[str, str]|None:
+    "CURIE → preferred CURIE for the suites `ids` (None: CURIEs as written)."
+    from benchnb.translator.acceptance import load_preferred, load_suites, nodenorm_preferred, suite_curies
+    if not nodenorm: return load_preferred(normalizer) if normalizer else None
+    curies = suite_curies(load_suites(tests, ids).values())
+    return nodenorm_preferred(curies, *([nodenorm_url] if nodenorm_url else []))
+
+# %% ../../nbs/19_translator.cli.ipynb #8369b6ea
+def _echo_accounting(runs):
+    "One stderr line per run of `tests run`."
+    from benchnb.translator.acceptance import agent_accounting
+    for _, a in agent_accounting(runs).iterrows():
+        lat = f", latency median {a.latency_median_s:.3f} s, p95 {a.latency_p95_s:.3f} s" if a.ok + a.failed else ''
+        top = f"; {a.top_failure}" if a.top_failure else ''
+        line = f"benchnb: {a.suite} {a.target}: {a.ok}/{a.queries} queries ok, {a.failed} failed"
+        typer.echo(f"{line}{lat}{top}", err=True)
+
+# %% ../../nbs/19_translator.cli.ipynb #b0a711c4
+def _report_verdicts(runs, rows: list[dict], out: Path, matrix: Path|None):
+    "Write the verdicts (and the matrix); print the summary, then the per-run accounting."
     from benchnb.runs import write_text
-    from benchnb.translator.acceptance import (agent_accounting, load_preferred, load_suites, nodenorm_preferred, run_suites, suite_curies,
-                                               summary_pivot, verdict_matrix)
-    if mode is not None and mode not in MODES: raise ConfigError(f"must be one of {', '.join(MODES)}", field='--mode', value=mode)
-    tmap = _targets(targets, url)
-    if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
-    ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
-    norm = load_preferred(normalizer) if normalizer else None
-    if nodenorm: norm = nodenorm_preferred(suite_curies(load_suites(tests, ids).values()), *([nodenorm_url] if nodenorm_url else []))
-    runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
-                            run_id=run_id, new=new, retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=norm, tests=tests)
+    from benchnb.translator.acceptance import summary_pivot, verdict_matrix
     write_text(out, ''.join(json.dumps(r) + '\n' for r in rows))
     if matrix: write_text(matrix, verdict_matrix(rows, marks=False).to_csv())
     typer.echo(summary_pivot(rows).to_string(float_format=lambda x: f"{x:.3f}", na_rep='-'))
-    for _, a in agent_accounting(runs).iterrows():
-        lat = f", latency median {a.latency_median_s:.3f} s, p95 {a.latency_p95_s:.3f} s" if a.ok + a.failed else ''
-        typer.echo(f"benchnb: {a.suite} {a.target}: {a.ok}/{a.queries} queries ok, {a.failed} failed{lat}" + (f"; {a.top_failure}" if a.top_failure else ''), err=True)
+    _echo_accounting(runs)
     typer.echo(f"benchnb: {len(rows)} verdicts in {out}", err=True)
 
-# %% ../../nbs/19_translator.cli.ipynb #d9f4eba6
+# %% ../../nbs/19_translator.cli.ipynb #08c9094d
+_SuiteArg = typer.Argument(..., help="Suite id (its file name without .json), or 'all'.")
+_TargetsArg = typer.Argument(..., help="Target names from targets.json, or NAME=URL.")
+_VerdictsOpt = typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent (JSON Lines).")
+_SingleUrlOpt = typer.Option(None, '--url', help="URL of the (single) target.")
+_RunIdsOpt = typer.Option(None, '--run-id', '--resume', help="Use (or resume) this run id under RESULTS/SUITE/TARGET.")
+_NewRunsOpt = typer.Option(False, '--new', help="Always start new runs.")
+_RetryFailedRunsOpt = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest runs.")
+_LimitPerRunOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run.")
+
+# %% ../../nbs/19_translator.cli.ipynb #03063885
+_SuiteNormalizerOpt = typer.Option(None, '--normalizer',
+                                   help="JSON {curie: preferred curie} or a saved NodeNorm reply.")
+_NodenormOpt = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, "
+                                                      "as the harness does (network).")
+_NodenormUrlOpt = typer.Option(None, '--nodenorm-url', help="Node Normalizer get_normalized_nodes URL.")
+_MatrixOpt = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV).")
+_FailFastOpt = typer.Option(False, '--fail-fast',
+                            help="Send no further suites to a target that answered none of a suite's queries.")
+
+# %% ../../nbs/19_translator.cli.ipynb #f5ad8340
+@tests_cli.command('run')
+def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
+               out: Path = _VerdictsOpt, url: Optional[str] = _SingleUrlOpt, mode: Optional[str] = _ModeOpt,
+               concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),
+               timeout: float = typer.Option(300.0, '--timeout'),
+               connect_timeout: float = typer.Option(10.0, '--connect-timeout'),
+               retries: int = typer.Option(2, '--retries'), backoff: float = typer.Option(1.0, '--backoff'),
+               run_id: Optional[str] = _RunIdsOpt, new: bool = _NewRunsOpt, retry_failed: bool = _RetryFailedRunsOpt,
+               limit: Optional[int] = _LimitPerRunOpt, poll_interval: float = typer.Option(5.0, '--poll-interval'),
+               max_wait: float = typer.Option(600.0, '--max-wait'), normalizer: Optional[Path] = _SuiteNormalizerOpt,
+               nodenorm: bool = _NodenormOpt, nodenorm_url: Optional[str] = _NodenormUrlOpt,
+               matrix: Optional[Path] = _MatrixOpt, fail_fast: bool = _FailFastOpt,
+               tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
+    "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
+    from benchnb.translator.acceptance import load_suites, run_suites
+    _check_mode(mode)
+    tmap = _targets(targets, url)
+    if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
+    ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
+    norm = _suite_normalized(tests, ids, normalizer, nodenorm, nodenorm_url)
+    runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency,
+                            policy=_policy(timeout, connect_timeout, retries, backoff), run_id=run_id, new=new,
+                            retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
+                            normalized=norm, tests=tests)
+    _report_verdicts(runs, rows, out, matrix)
+
+# %% ../../nbs/19_translator.cli.ipynb #bbaf67d6
+_SuitesArg = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite).")
+_AccuracyOpt = typer.Option(0.85, '--accuracy', help="Fraction of assets placed where they pass.")
+
+# %% ../../nbs/19_translator.cli.ipynb #c3b57687
 @tests_cli.command('serve')
-def tests_serve_(suites: list[str] = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite)."),
-                 host: str = typer.Option('127.0.0.1', '--host'), port: int = typer.Option(8000, '--port'),
-                 accuracy: float = typer.Option(0.85, '--accuracy', help="Fraction of assets placed where they pass."),
-                 seed: int = typer.Option(0, '--seed'), latency: float = typer.Option(0.0, '--latency', help="Seconds added to every query."),
-                 tests: Optional[Path] = TestsOpt):
+def tests_serve_(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0.0.1', '--host'),
+                 port: int = typer.Option(8000, '--port'), accuracy: float = _AccuracyOpt,
+                 seed: int = typer.Option(0, '--seed'), latency: float = _LatencyOpt, tests: Optional[Path] = TestsOpt):
     "Run the reference TRAPI target on a demo graph that answers the suites' queries."
     import uvicorn
     from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
@@ -348,11 +492,15 @@ def tests_serve_(suites: list[str] = typer.Argument(..., help="Suite ids whose q
     if not 0 <= accuracy <= 1: raise ConfigError("must be between 0 and 1", field='--accuracy', value=accuracy)
     ss = load_suites(tests, None if suites == ['all'] else suites)
     state = ServerState(acceptance_demo_kg(ss.values(), seed, accuracy), Faults(latency=latency))
-    typer.echo(f"benchnb reference TRAPI target for {', '.join(ss)} on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
+    typer.echo(f"benchnb reference TRAPI target for {', '.join(ss)} on http://{host}:{port}/query "
+               f"({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
 
-# %% ../../nbs/19_translator.cli.ipynb #2551d901
-register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target", cli=cli)
+# %% ../../nbs/19_translator.cli.ipynb #0876c3b1
+register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
+                cli=cli)
 register_report('translator', 'translator.ipynb', 'translator',
-                'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets (tables, metric-vs-k plots)',
-                demo_parameters={'benchmarks': ['treats', 'DrugCentral_subset'], 'targets': ['reference', 'reference-shuffled'], 'k': 10})
+                'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets '
+                '(tables, metric-vs-k plots)',
+                demo_parameters={'benchmarks': ['treats', 'DrugCentral_subset'],
+                                 'targets': ['reference', 'reference-shuffled'], 'k': 10})
