@@ -16,7 +16,7 @@ __all__ = ['KL_AT', 'BINDINGS', 'LOG_LEVELS', 'Problem', 'check_binding', 'bindi
            'check_edge', 'check_aux_graphs', 'check_analysis_links', 'check_links', 'check_logs', 'evaluation_checks',
            'validate_response', 'problem_summary']
 
-# %% ../../nbs/15_translator.validate.ipynb #a1908194
+# %% ../../nbs/15_translator.validate.ipynb #b6e5b1a6
 @dataclass(frozen=True)
 class Problem:
     "One way a stored response departs from the TRAPI shapes the evaluator reads."
@@ -29,7 +29,7 @@ class Problem:
     def __str__(self): return f"{self.uid}: {self.path or '(response)'}: {self.message}"
     def to_dict(self) -> dict: return asdict(self)
 
-# %% ../../nbs/15_translator.validate.ipynb #9185d17e
+# %% ../../nbs/15_translator.validate.ipynb #481c7112
 _KINDS = {dict: 'an object', list: 'a list', str: 'a string'}
 
 def _kind(x: Any) -> str:
@@ -38,7 +38,7 @@ def _kind(x: Any) -> str:
     if isinstance(x, bool): return 'a boolean'
     return _KINDS.get(type(x), 'a number' if isinstance(x, (int, float)) else type(x).__name__)
 
-# %% ../../nbs/15_translator.validate.ipynb #4a2b39b0
+# %% ../../nbs/15_translator.validate.ipynb #137b8fe9
 def _check_list_binding(b: list, path: str, major: str|None) -> Iterator[tuple[str, str]]:
     "Problems of a TRAPI 1.x binding: a non-empty list of {'id': CURIE}."
     if major == '2': yield path, 'TRAPI 2.0 binds a qnode to one object {"ids": [...]}, not a list'
@@ -48,7 +48,7 @@ def _check_list_binding(b: list, path: str, major: str|None) -> Iterator[tuple[s
         elif not isinstance(x.get('id'), str):
             yield f"{path}[{i}].id", f"must be a CURIE string, got {_kind(x.get('id'))}"
 
-# %% ../../nbs/15_translator.validate.ipynb #47b56ae9
+# %% ../../nbs/15_translator.validate.ipynb #70f905e9
 def _check_object_binding(b: dict, path: str, major: str|None) -> Iterator[tuple[str, str]]:
     "Problems of a TRAPI 2.0 binding: one object {'ids': [CURIE, ...]}."
     if major == '1': yield path, 'TRAPI 1.x binds a qnode to a list of {"id": ...}, not an object'
@@ -59,21 +59,21 @@ def _check_object_binding(b: dict, path: str, major: str|None) -> Iterator[tuple
     for i, x in enumerate(ids):
         if not isinstance(x, str): yield f"{path}.ids[{i}]", f"must be a CURIE string, got {_kind(x)}"
 
-# %% ../../nbs/15_translator.validate.ipynb #d561929c
+# %% ../../nbs/15_translator.validate.ipynb #e3aa9cd9
 def check_binding(b: Any, path: str, major: str|None=None) -> Iterator[tuple[str, str]]:
     "Problems of one qnode's binding (TRAPI 1.x list or 2.0 object)."
     if isinstance(b, list): yield from _check_list_binding(b, path, major)
     elif isinstance(b, dict): yield from _check_object_binding(b, path, major)
     else: yield path, f"must be a list (TRAPI 1.x) or an object (TRAPI 2.0), got {_kind(b)}"
 
-# %% ../../nbs/15_translator.validate.ipynb #20d2f0bd
+# %% ../../nbs/15_translator.validate.ipynb #fd71ec60
 def binding_ids(b: Any) -> list[str]:
     "The CURIE strings of a binding of either shape."
     if isinstance(b, list): return [x['id'] for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
     if isinstance(b, dict) and isinstance(b.get('ids'), list): return [x for x in b['ids'] if isinstance(x, str)]
     return []
 
-# %% ../../nbs/15_translator.validate.ipynb #a7a3bedb
+# %% ../../nbs/15_translator.validate.ipynb #65b64318
 def _check_analysis(a: Any, p: str) -> Iterator[tuple[str, str]]:
     "Problems of one analysis: its resource_id, edge (or path) bindings and score."
     if not isinstance(a, dict):
@@ -88,7 +88,7 @@ def _check_analysis(a: Any, p: str) -> Iterator[tuple[str, str]]:
     if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
         yield f"{p}.score", f"must be a number or null, got {s!r}"
 
-# %% ../../nbs/15_translator.validate.ipynb #6c3c2e86
+# %% ../../nbs/15_translator.validate.ipynb #f8440c6a
 _OLD_SCORE = 'missing: a TRAPI ≤ 1.3 result (top-level score); TRAPI ≥ 1.4 scores live in analyses'
 _NO_ANALYSES = 'missing (the score is read from analyses[0].score; this result ranks as 0)'
 
@@ -102,7 +102,7 @@ def check_analyses(an: Any, path: str, result: dict|None=None) -> Iterator[tuple
         return
     for i, a in enumerate(an): yield from _check_analysis(a, f"{path}[{i}]")
 
-# %% ../../nbs/15_translator.validate.ipynb #3390e52f
+# %% ../../nbs/15_translator.validate.ipynb #2e388ee5
 def _check_node_bindings(nb: dict, path: str, major: str|None, qnodes: set|None, slots: Sequence[str],
                          knodes: Mapping|None) -> Iterator[tuple[str, str]]:
     "Problems of a result's node_bindings: unknown qnodes, binding shapes, ids not in the KG, missing slots."
@@ -116,7 +116,7 @@ def _check_node_bindings(nb: dict, path: str, major: str|None, qnodes: set|None,
         if s not in nb:
             yield f"{path}.node_bindings", f"no binding for answer slot {s!r}: the result can never be relevant"
 
-# %% ../../nbs/15_translator.validate.ipynb #4a6bac9d
+# %% ../../nbs/15_translator.validate.ipynb #83472885
 def check_result(r: Any, path: str, major: str|None=None, qnodes: set|None=None, slots: Sequence[str]=(),
                  knodes: Mapping|None=None) -> Iterator[tuple[str, str]]:
     "Problems of one result."
@@ -128,13 +128,13 @@ def check_result(r: Any, path: str, major: str|None=None, qnodes: set|None=None,
     else: yield f"{path}.node_bindings", f"must be an object (qnode -> binding), got {_kind(nb)}"
     yield from check_analyses(r.get('analyses'), f"{path}.analyses", r)
 
-# %% ../../nbs/15_translator.validate.ipynb #221d926e
+# %% ../../nbs/15_translator.validate.ipynb #5ec32367
 def _version(sv: Any) -> tuple[int, int]|None:
     "(major, minor) of a `schema_version` string, or None."
     m = re.match(r'\s*(\d+)\.(\d+)', sv) if isinstance(sv, str) else None
     return (int(m[1]), int(m[2])) if m else None
 
-# %% ../../nbs/15_translator.validate.ipynb #460c60b6
+# %% ../../nbs/15_translator.validate.ipynb #67064b67
 def _check_sources(src: Any, path: str) -> Iterator[tuple[str, str, str]]:
     "Problems of an edge's `sources`: present, with exactly one primary_knowledge_source."
     if not isinstance(src, list) or not src:
@@ -143,7 +143,7 @@ def _check_sources(src: Any, path: str) -> Iterator[tuple[str, str, str]]:
     n = sum(isinstance(s, dict) and s.get('resource_role') == 'primary_knowledge_source' for s in src)
     if n != 1: yield f"{path}.sources", f"{n} primary_knowledge_source entries (exactly one expected)", 'edge.sources'
 
-# %% ../../nbs/15_translator.validate.ipynb #dcc687e3
+# %% ../../nbs/15_translator.validate.ipynb #ff0a8a61
 KL_AT = ('knowledge_level', 'agent_type')
 
 def _check_kl_at(e: dict, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
@@ -155,7 +155,7 @@ def _check_kl_at(e: dict, path: str, version: tuple|None) -> Iterator[tuple[str,
         elif f"biolink:{k}" not in attrs and not isinstance(e.get(k), str):
             yield f"{path}.attributes", f"no biolink:{k} attribute", f"edge.{k}"
 
-# %% ../../nbs/15_translator.validate.ipynb #2e39f7da
+# %% ../../nbs/15_translator.validate.ipynb #962ed5ae
 def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Evaluation problems of one knowledge-graph edge: sources, knowledge_level/agent_type."
     if not isinstance(e, dict):
@@ -165,7 +165,7 @@ def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, st
     if version is not None and version < (1, 5): return
     yield from _check_kl_at(e, path, version)
 
-# %% ../../nbs/15_translator.validate.ipynb #35108bdd
+# %% ../../nbs/15_translator.validate.ipynb #dd9a5108
 def _kget(d: Any, *keys) -> Any:
     for k in keys:
         if not isinstance(d, dict): return None
@@ -175,7 +175,7 @@ def _kget(d: Any, *keys) -> Any:
 def _items(d: Any) -> list: return list(d.items()) if isinstance(d, dict) else []
 def _list(x: Any) -> list: return x if isinstance(x, list) else []
 
-# %% ../../nbs/15_translator.validate.ipynb #2d81f149
+# %% ../../nbs/15_translator.validate.ipynb #44ee1aef
 def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
     "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}]; None: either)."
     if isinstance(b, dict) and isinstance(b.get('ids'), list):
@@ -186,7 +186,7 @@ def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str
         return [x.get('id') for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)], bad
     return [], [(path, f"must be a list or an object, got {_kind(b)}", 'binding.shape')]
 
-# %% ../../nbs/15_translator.validate.ipynb #75b226df
+# %% ../../nbs/15_translator.validate.ipynb #8eba8e17
 def _dangling_support_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
     "Knowledge-graph edges whose `biolink:support_graphs` attribute names a graph the message does not have."
     for eid, e in kedges.items():
@@ -198,7 +198,7 @@ def _dangling_support_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tup
                     p = f"{base}.knowledge_graph.edges.{eid}"
                     yield p, f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling'
 
-# %% ../../nbs/15_translator.validate.ipynb #b3960e5b
+# %% ../../nbs/15_translator.validate.ipynb #bf9c5017
 def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
     "Auxiliary graphs: each a non-empty list of knowledge-graph edges; edges naming support graphs that exist."
     for g, ag in aux.items():
@@ -207,11 +207,11 @@ def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, 
         else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
     yield from _dangling_support_graphs(aux, kedges, base)
 
-# %% ../../nbs/15_translator.validate.ipynb #7e3b62ee
+# %% ../../nbs/15_translator.validate.ipynb #61b4276e
 BINDINGS = (('edge_bindings', 'a knowledge_graph edge', 'edge_binding.dangling'),
             ('path_bindings', 'an auxiliary graph', 'support_graph.dangling'))
 
-# %% ../../nbs/15_translator.validate.ipynb #bd309a01
+# %% ../../nbs/15_translator.validate.ipynb #0f2ebcb7
 def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|None,
                          v2: bool|None) -> Iterator[tuple[str, str, str]]:
     "An analysis' edge/path bindings (known query edges, their shape, existing targets) and support graphs."
@@ -227,7 +227,7 @@ def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|No
     for x in _list(_kget(a, 'support_graphs')):
         if x not in aux: yield f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling'
 
-# %% ../../nbs/15_translator.validate.ipynb #623782c8
+# %% ../../nbs/15_translator.validate.ipynb #a5ac807b
 def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Edge bindings, path bindings and support graphs that point at nothing; auxiliary graphs' edges."
     kedges, aux = dict(_items(_kget(msg, 'knowledge_graph', 'edges'))), dict(_items(msg.get('auxiliary_graphs')))
@@ -239,7 +239,7 @@ def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str
         for j, a in enumerate(_list(_kget(r, 'analyses'))):
             yield from check_analysis_links(a, f"{base}.results[{i}].analyses[{j}]", kedges, aux, qedges, v2)
 
-# %% ../../nbs/15_translator.validate.ipynb #292d502c
+# %% ../../nbs/15_translator.validate.ipynb #c9e1a0c0
 LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
 
 def _check_log_entry(e: Any, p: str) -> Iterator[tuple[str, str, str]]:
@@ -254,7 +254,7 @@ def _check_log_entry(e: Any, p: str) -> Iterator[tuple[str, str, str]]:
     if not isinstance(e.get('timestamp'), str):
         yield f"{p}.timestamp", f"must be a string, got {_kind(e.get('timestamp'))}", 'logs'
 
-# %% ../../nbs/15_translator.validate.ipynb #3d5b6e65
+# %% ../../nbs/15_translator.validate.ipynb #4c0c9f53
 def check_logs(logs: Any, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Problems of a response's `logs`."
     if logs is None: return
@@ -265,7 +265,7 @@ def check_logs(logs: Any, version: tuple|None) -> Iterator[tuple[str, str, str]]
         yield 'logs', 'TRAPI 2.0 allows no empty logs list (omit it)', 'logs'
     for i, e in enumerate(logs): yield from _check_log_entry(e, f"logs[{i}]")
 
-# %% ../../nbs/15_translator.validate.ipynb #9e76e87b
+# %% ../../nbs/15_translator.validate.ipynb #2f28ddd3
 def evaluation_checks(response: dict, msg: dict, base: str) -> Iterator[tuple[str, str, str]]:
     "All evaluation checks of one response (edges, links, logs)."
     version = _version(response.get('schema_version'))
@@ -274,7 +274,7 @@ def evaluation_checks(response: dict, msg: dict, base: str) -> Iterator[tuple[st
         yield from check_edge(e, f"{base}.knowledge_graph.edges.{eid}", version)
     yield from check_links(msg, base, version)
 
-# %% ../../nbs/15_translator.validate.ipynb #1dd24df3
+# %% ../../nbs/15_translator.validate.ipynb #eb2f7c87
 def _message_of(response: dict) -> tuple[str, Any]|None:
     "(JSON path, message) of a plain or ARS-form response; None when it has neither."
     if 'message' in response: return 'message', response['message']
@@ -286,7 +286,7 @@ def _major(sv: Any) -> str|None:
     "The TRAPI major version ('1' or '2') a `schema_version` declares, else None."
     return sv.strip()[:1] if isinstance(sv, str) and sv.strip()[:1] in ('1', '2') else None
 
-# %% ../../nbs/15_translator.validate.ipynb #f5d905a4
+# %% ../../nbs/15_translator.validate.ipynb #34783b23
 def _check_kg(kg: Any, base: str) -> Iterator[tuple[str, str]]:
     "Shape problems of a message's knowledge_graph (absent is fine)."
     if kg is None: return
@@ -297,7 +297,7 @@ def _check_kg(kg: Any, base: str) -> Iterator[tuple[str, str]]:
         if not isinstance(kg.get(key), dict):
             yield f"{base}.knowledge_graph.{key}", f"must be an object, got {_kind(kg.get(key))}"
 
-# %% ../../nbs/15_translator.validate.ipynb #a277986f
+# %% ../../nbs/15_translator.validate.ipynb #bc85bc1f
 def _check_message(msg: dict, base: str, major: str|None, slots: Sequence[str]) -> Iterator[tuple[str, str]]:
     "Shape problems of a message: its knowledge graph, then its results (absent or null is fine, not another type)."
     qg, kg, results = msg.get('query_graph'), msg.get('knowledge_graph'), msg.get('results')
@@ -308,7 +308,7 @@ def _check_message(msg: dict, base: str, major: str|None, slots: Sequence[str]) 
         for i, r in enumerate(results): yield from check_result(r, f"{base}.results[{i}]", major, qnodes, slots, knodes)
     elif results is not None: yield f"{base}.results", f"must be a list, got {_kind(results)}"
 
-# %% ../../nbs/15_translator.validate.ipynb #19e9901d
+# %% ../../nbs/15_translator.validate.ipynb #2ab4d888
 def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iterator[tuple]:
     if not isinstance(response, dict):
         yield '', f"a TRAPI Response is a JSON object, got {_kind(response)}"
@@ -324,7 +324,7 @@ def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iter
     yield from _check_message(msg, base, _major(response.get('schema_version')), slots)
     if checks: yield from evaluation_checks(response, msg, base)
 
-# %% ../../nbs/15_translator.validate.ipynb #307bc3c9
+# %% ../../nbs/15_translator.validate.ipynb #c3693e13
 def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit: int|None=20,
                       checks: bool=True) -> list[Problem]:
     ("Problems of one TRAPI Response (plain or ARS form; shapes, and with `checks` the evaluation checks): "
@@ -334,7 +334,7 @@ def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit
     more = sum(1 for _ in gen)
     return out + ([Problem(uid, '', f"... and {more} more problem(s)")] if more else [])
 
-# %% ../../nbs/15_translator.validate.ipynb #d6a54d7d
+# %% ../../nbs/15_translator.validate.ipynb #b3447ec3
 def _summary_key(p: Problem) -> tuple[str, str]:
     "(path pattern, message pattern) of a problem: indices, edge/graph ids and quoted ids replaced."
     path = re.sub(r'\[\d+\]', '[*]', p.path)
@@ -342,7 +342,7 @@ def _summary_key(p: Problem) -> tuple[str, str]:
     msg = re.sub(r"support graph '[^']*'", "support graph '…'", p.message)
     return path, re.sub(r"'[^']*' is not (a|an) ", r"'…' is not \1 ", msg)
 
-# %% ../../nbs/15_translator.validate.ipynb #7141d0d1
+# %% ../../nbs/15_translator.validate.ipynb #af0a7945
 _SUMMARY_COLUMNS = ['path', 'problem', 'count', 'responses', 'example_uid']
 
 def problem_summary(problems: Sequence[Problem]) -> pd.DataFrame:
