@@ -68,7 +68,7 @@ def bound_ids(result: Any, qnode: str) -> list[str]:
     else: return []
     return [i if isinstance(i, str) else None for i in ids]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #272978aa
+# %% ../../nbs/13_translator.evaluate.ipynb #7d6eaf22
 def _score_fast(r) -> float:
     "result_score(r) for the common well-formed case, falling back to the tolerant path."
     try:
@@ -77,6 +77,7 @@ def _score_fast(r) -> float:
     except (KeyError, IndexError, TypeError): pass
     return result_score(r)
 
+# %% ../../nbs/13_translator.evaluate.ipynb #2f9b1d38
 ORDERS = ('score', 'rank', 'sugeno')
 
 def rank_results(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> list:
@@ -214,6 +215,7 @@ def _binding_ids(b: Any) -> list[str]:
     if isinstance(b, list): return [x['id'] for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
     return [x for x in b.get('ids') or [] if isinstance(x, str)] if isinstance(b, dict) else []
 
+# %% ../../nbs/13_translator.evaluate.ipynb #8f6fcc5b
 def _support_graphs(edge: Any) -> list[str]:
     "Auxiliary graphs an edge's `biolink:support_graphs` attribute names."
     for a in _get(edge, 'attributes') or []:
@@ -254,6 +256,7 @@ def set_members(message: dict, curie: str) -> list[str]:
                   if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:member_ids'), None)
     return [x for x in m if isinstance(x, str)] if isinstance(m, list) else []
 
+# %% ../../nbs/13_translator.evaluate.ipynb #ead0ca10
 def _is_set(qnode: Any) -> bool:
     "Whether a query node asks for a set (`set_interpretation` ALL/MANY, or the older `is_set`/`set`)."
     if not isinstance(qnode, dict): return False
@@ -546,6 +549,7 @@ def _floats(a) -> list[float]:
     "A curve as a JSON-ready list of floats."
     return [float(x) for x in a]
 
+# %% ../../nbs/13_translator.evaluate.ipynb #35dbc580
 def _metric_block(c: dict, metrics: Sequence[str]) -> dict:
     "`metrics` of curves `c` as JSON: lists of floats, MRR one float."
     return {m: c[m] if m == 'mean_reciprocal_rank' else _floats(c[m]) for m in metrics}
@@ -688,6 +692,7 @@ def _run_target(d: Path) -> str|None:
             if t: return d.name if t == 'ars' and m.parent != d else t
     return None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #380e48df
 def _target_name(target: str|None, d: Path|None) -> str:
     "The label of the evaluation of `d`: `target`, the run's, the directory or file name, else 'target'."
     return target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target'

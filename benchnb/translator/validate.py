@@ -282,6 +282,7 @@ def _message_of(response: dict) -> tuple[str, Any]|None:
     if isinstance(data, dict) and 'message' in data: return 'fields.data.message', data['message']
     return None
 
+# %% ../../nbs/15_translator.validate.ipynb #fae1322d
 def _major(sv: Any) -> str|None:
     "The TRAPI major version ('1' or '2') a `schema_version` declares, else None."
     return sv.strip()[:1] if isinstance(sv, str) and sv.strip()[:1] in ('1', '2') else None
