@@ -45,6 +45,7 @@ def paused_gc():
 
 # %% ../../nbs/13_translator.evaluate.ipynb #77e7222b
 def _num(x) -> float|None:
+    "`x` as a float when it is a finite number (not a bool), else None."
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
 # %% ../../nbs/13_translator.evaluate.ipynb #df7fa6b9

@@ -167,6 +167,7 @@ def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, st
 
 # %% ../../nbs/15_translator.validate.ipynb #dd9a5108
 def _kget(d: Any, *keys) -> Any:
+    "d[k1][k2]..., None as soon as a level is not an object."
     for k in keys:
         if not isinstance(d, dict): return None
         d = d.get(k)
@@ -311,6 +312,7 @@ def _check_message(msg: dict, base: str, major: str|None, slots: Sequence[str]) 
 
 # %% ../../nbs/15_translator.validate.ipynb #2ab4d888
 def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iterator[tuple]:
+    "(path, message[, code]) of each problem of one response: shapes first, then the evaluation checks."
     if not isinstance(response, dict):
         yield '', f"a TRAPI Response is a JSON object, got {_kind(response)}"
         return
