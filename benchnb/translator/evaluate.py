@@ -17,7 +17,8 @@ from fastcore.basics import patch as fastcore_patch
 from ..core import DataError, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
-from .client import LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker
+from .client import (
+    LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker)
 from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
@@ -36,15 +37,18 @@ log = get_logger('translator.evaluate')
 @contextlib.contextmanager
 def paused_gc():
     "Pause the cyclic GC (also as a decorator): parsing/judging millions of small JSON objects is several times faster."
-    on = gc.isenabled(); gc.disable()
+    on = gc.isenabled()
+    gc.disable()
     try: yield
     finally:
         if on: gc.enable()
 
-# %% ../../nbs/13_translator.evaluate.ipynb #60694201
+# %% ../../nbs/13_translator.evaluate.ipynb #77e7222b
 def _num(x) -> float|None:
+    "`x` as a float when it is a finite number (not a bool), else None."
     return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #df7fa6b9
 def result_score(result: Any, score_from: str='first') -> float:
     "The ranking score of one TRAPI result (0 when absent)."
     if not isinstance(result, dict): return 0.0
@@ -65,7 +69,7 @@ def bound_ids(result: Any, qnode: str) -> list[str]:
     else: return []
     return [i if isinstance(i, str) else None for i in ids]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #272978aa
+# %% ../../nbs/13_translator.evaluate.ipynb #7d6eaf22
 def _score_fast(r) -> float:
     "result_score(r) for the common well-formed case, falling back to the tolerant path."
     try:
@@ -74,28 +78,35 @@ def _score_fast(r) -> float:
     except (KeyError, IndexError, TypeError): pass
     return result_score(r)
 
+# %% ../../nbs/13_translator.evaluate.ipynb #2f9b1d38
 ORDERS = ('score', 'rank', 'sugeno')
 
 def rank_results(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> list:
     "The top `k` results by score (descending, stable), or by the ARS `rank`/`sugeno` when the results carry it."
     return rank_scored(results, k, score_from, order_by)[0]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #431c4ba2
+# %% ../../nbs/13_translator.evaluate.ipynb #a63f7137
 def _ordering(r) -> float|None:
+    "The sum of an ARS result's numeric `ordering_components`, or None."
     oc = r.get('ordering_components') if isinstance(r, dict) else None
     vals = [v for v in (oc.values() if isinstance(oc, dict) else ()) if _num(v) is not None]
     return float(sum(vals)) if vals else None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #ef9f6c25
 def _analysis_score(r) -> float|None:
+    "The first numeric analysis score of a result, or None."
     an = r.get('analyses') if isinstance(r, dict) else None
     vals = [v for a in (an if isinstance(an, list) else ()) if (v := _num(_get(a, 'score'))) is not None]
     return vals[0] if vals else None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #4f2d1a80
 SCORE_GETTERS = {'analysis': _analysis_score, 'result': lambda r: _num(_get(r, 'score')),
                  'sugeno': lambda r: _num(_get(r, 'sugeno')), 'rank': lambda r: _num(_get(r, 'rank')),
-                 'normalized_score': lambda r: _num(_get(r, 'normalized_score')), 'ordering_components': _ordering}
+                 'normalized_score': lambda r: _num(_get(r, 'normalized_score')),
+                 'ordering_components': _ordering}
 SCORE_SOURCES = (*SCORE_GETTERS, 'none')
 
+# %% ../../nbs/13_translator.evaluate.ipynb #5bbab0a1
 def score_source(results: Any) -> str:
     "Where the ranking scores of `results` live: analysis, result, an ARS field, or none (file order)."
     if not isinstance(results, list) or not results: return 'none'
@@ -104,43 +115,60 @@ def score_source(results: Any) -> str:
     except (KeyError, IndexError, TypeError): pass
     return next((s for s, get in SCORE_GETTERS.items() if any(get(r) is not None for r in results)), 'none')
 
-# %% ../../nbs/13_translator.evaluate.ipynb #e91038b1
-def rank_scored(results: Sequence, k: int, score_from: str='first', order_by: str='score') -> tuple[list, str]:
+# %% ../../nbs/13_translator.evaluate.ipynb #b16567d2
+def _by_ars_field(results: list, k: int, order_by: str) -> list|None:
+    "Top `k` results by the ARS `rank` (ascending) or `sugeno` (descending), others last; None if none has it."
+    vals = [_num(r.get(order_by)) if isinstance(r, dict) else None for r in results]
+    if not any(v is not None for v in vals): return None
+    key = np.array([math.inf if v is None else v if order_by == 'rank' else -v for v in vals])
+    return [results[i] for i in np.argsort(key, kind='stable')[:k]]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #9a6f4a41
+def _sort_key(results: list, src: str, score_from: str='first') -> np.ndarray:
+    "The ascending sort key of `results` whose scores live in `src` (not 'none')."
+    if src == 'analysis':
+        if score_from == 'first': return -np.array([_score_fast(r) for r in results])
+        return -np.array([result_score(r, score_from) for r in results])
+    vals = [SCORE_GETTERS[src](r) for r in results]
+    if src == 'rank': return np.array([math.inf if v is None else v for v in vals])
+    return -np.array([0.0 if v is None else v for v in vals])
+
+# %% ../../nbs/13_translator.evaluate.ipynb #1ed36db8
+def rank_scored(results: Sequence, k: int, score_from: str='first',
+                order_by: str='score') -> tuple[list, str]:
     "(top `k` results, the score source used): ARS `rank`/`sugeno` when asked and present, else `score_source`'s."
     if not isinstance(results, list) or not results: return [], 'none'
     if order_by != 'score':
-        vals = [_num(r.get(order_by)) if isinstance(r, dict) else None for r in results]
-        if any(v is not None for v in vals):
-            key = np.array([math.inf if v is None else v if order_by == 'rank' else -v for v in vals])
-            return [results[i] for i in np.argsort(key, kind='stable')[:k]], order_by
+        top = _by_ars_field(results, k, order_by)
+        if top is not None: return top, order_by
     src = score_source(results)
     if src == 'none': return list(results[:k]), src
-    if src == 'analysis':
-        scores = np.array([_score_fast(r) for r in results] if score_from == 'first' else [result_score(r, score_from) for r in results])
-        return [results[i] for i in np.argsort(-scores, kind='stable')[:k]], src
-    vals = [SCORE_GETTERS[src](r) for r in results]
-    key = np.array([math.inf if v is None else v for v in vals]) if src == 'rank' else -np.array([0.0 if v is None else v for v in vals])
-    return [results[i] for i in np.argsort(key, kind='stable')[:k]], src
+    return [results[i] for i in np.argsort(_sort_key(results, src, score_from), kind='stable')[:k]], src
 
-# %% ../../nbs/13_translator.evaluate.ipynb #8bf7b7b6
+# %% ../../nbs/13_translator.evaluate.ipynb #efe521e2
+def _xref_aliases(curie: str, a: Any) -> list[str]|None:
+    "[curie, *its xrefs] when `a` is a node's biolink:xref attribute, else None."
+    if not isinstance(a, dict) or a.get('attribute_type_id') != 'biolink:xref': return None
+    vals = a.get('value')
+    vals = vals if isinstance(vals, list) else [vals] if isinstance(vals, str) else []
+    return [curie, *(v for v in vals if isinstance(v, str))]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #7baa6901
 def add_xref_aliases(normalizer: dict[str, str], message: dict) -> None:
     "Map every alias of each KG node onto the truth CURIE of its first already-known alias (in place)."
     nodes = _get(message, 'knowledge_graph', 'nodes')
     if not isinstance(nodes, dict): return
     for curie, node in nodes.items():
-        attrs = _get(node, 'attributes')
-        if not attrs: continue
-        for a in attrs:
-            if not isinstance(a, dict) or a.get('attribute_type_id') != 'biolink:xref': continue
-            vals = a.get('value'); vals = vals if isinstance(vals, list) else [vals] if isinstance(vals, str) else []
-            aliases = [curie, *(v for v in vals if isinstance(v, str))]
-            known = next((x for x in aliases if x in normalizer), None)
+        for a in _get(node, 'attributes') or []:
+            aliases = _xref_aliases(curie, a)
+            known = next((x for x in aliases if x in normalizer), None) if aliases else None
             if known is not None:
                 target = normalizer[known]
                 for x in aliases: normalizer[x] = target
 
-# %% ../../nbs/13_translator.evaluate.ipynb #f8441107
+# %% ../../nbs/13_translator.evaluate.ipynb #9ff9f6af
 def _first_id(result, slot) -> str|None:
+    "The first CURIE bound to `slot` in `result` (fast path for the well-formed case), or None."
     try:
         b = result['node_bindings'][slot]
         x = b[0]['id'] if type(b) is list else b['ids'][0]
@@ -149,45 +177,69 @@ def _first_id(result, slot) -> str|None:
         ids = bound_ids(result, slot)
         return ids[0] if ids else None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #c41d818f
+def _judge_first(ranked: Sequence, remaining: set[tuple], s: str, k: int, normalizer: Mapping[str, str]) -> np.ndarray:
+    "judge for one slot `s` and the first binding (the common case); found answers leave `remaining`."
+    hits, get = np.zeros(k, dtype=bool), normalizer.get
+    for r, result in enumerate(ranked[:k]):
+        c = _first_id(result, s)
+        if c is not None and (pred := ((s, get(c, c)),)) in remaining:
+            hits[r] = True
+            remaining.discard(pred)
+    return hits
+
+# %% ../../nbs/13_translator.evaluate.ipynb #875a8fcb
+def _candidates(result: Any, slots: Sequence[str], binding: str) -> list[list[str]]:
+    "Per slot (in order), the CURIEs of `result` that may match: the first bound one, or all with binding='any'."
+    if binding == 'first': return [[c] if (c := _first_id(result, s)) is not None else [] for s in slots]
+    return [[x for x in bound_ids(result, s) if x is not None] for s in slots]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #94d3a713
 def judge(ranked: Sequence, truth: set[tuple], slots: Sequence[str], k: int, normalizer: Mapping[str, str],
           binding: str='first') -> np.ndarray:
     "Boolean hits at ranks 1..k of `ranked` results against the ground-truth set `truth`."
-    hits, remaining, slots = np.zeros(k, dtype=bool), set(truth), sorted(slots)   # sorted slots = sorted (slot, CURIE) pairs
-    if binding == 'first' and len(slots) == 1:                                    # fast path: one slot, first binding
-        s, get = slots[0], normalizer.get
-        for r, result in enumerate(ranked[:k]):
-            c = _first_id(result, s)
-            if c is not None and (pred := ((s, get(c, c)),)) in remaining: hits[r] = True; remaining.discard(pred)
-        return hits
+    remaining, slots = set(truth), sorted(slots)   # sorted slots = sorted (slot, CURIE) pairs
+    if binding == 'first' and len(slots) == 1: return _judge_first(ranked, remaining, slots[0], k, normalizer)
+    hits = np.zeros(k, dtype=bool)
     for r, result in enumerate(ranked[:k]):
-        if binding == 'first': cands = [[c] if (c := _first_id(result, s)) is not None else [] for s in slots]
-        else: cands = [[x for x in bound_ids(result, s) if x is not None] for s in slots]
-        for combo in itertools.product(*cands):
+        for combo in itertools.product(*_candidates(result, slots, binding)):
             pred = tuple((s, normalizer.get(c, c)) for s, c in zip(slots, combo))
-            if pred in remaining: hits[r] = True; remaining.discard(pred); break
+            if pred in remaining:
+                hits[r] = True
+                remaining.discard(pred)
+                break
     return hits
 
-# %% ../../nbs/13_translator.evaluate.ipynb #9def07c4
+# %% ../../nbs/13_translator.evaluate.ipynb #1ed15d27
 def _binding_ids(b: Any) -> list[str]:
     "Ids of a binding list [{id}] (1.x) or object {ids} (2.0)."
     if isinstance(b, list): return [x['id'] for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
     return [x for x in b.get('ids') or [] if isinstance(x, str)] if isinstance(b, dict) else []
 
+# %% ../../nbs/13_translator.evaluate.ipynb #8f6fcc5b
 def _support_graphs(edge: Any) -> list[str]:
+    "Auxiliary graphs an edge's `biolink:support_graphs` attribute names."
     for a in _get(edge, 'attributes') or []:
         if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:support_graphs':
-            v = a.get('value'); return [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str)]
+            v = a.get('value')
+            return [x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str)]
     return []
 
+# %% ../../nbs/13_translator.evaluate.ipynb #a3c99eb2
+def _analysis_graphs(a: Any, kedges: dict) -> list[str]:
+    "The auxiliary graphs one analysis names: path bindings, support graphs of bound edges, its own support graphs."
+    if not isinstance(a, dict): return []
+    graphs = []
+    for pb in (a.get('path_bindings') or {}).values(): graphs += _binding_ids(pb)
+    for eb in (a.get('edge_bindings') or {}).values():
+        graphs += [g for e in _binding_ids(eb) for g in _support_graphs(kedges.get(e))]
+    return graphs + [g for g in a.get('support_graphs') or [] if isinstance(g, str)]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #c864bc8b
 def path_nodes(result: Any, message: dict) -> list[str]:
     "Nodes on the paths of `result` (path_bindings or support graphs → auxiliary graphs → KG edges), in order."
     aux, kedges = message.get('auxiliary_graphs') or {}, _get(message, 'knowledge_graph', 'edges') or {}
-    graphs = []
-    for a in _get(result, 'analyses') or []:
-        if not isinstance(a, dict): continue
-        for pb in (a.get('path_bindings') or {}).values(): graphs += _binding_ids(pb)
-        for eb in (a.get('edge_bindings') or {}).values(): graphs += [g for e in _binding_ids(eb) for g in _support_graphs(kedges.get(e))]
-        graphs += [g for g in a.get('support_graphs') or [] if isinstance(g, str)]
+    graphs = [g for a in _get(result, 'analyses') or [] for g in _analysis_graphs(a, kedges)]
     nodes = {}
     for g in dict.fromkeys(graphs):
         for e in _get(aux, g, 'edges') or []:
@@ -195,38 +247,53 @@ def path_nodes(result: Any, message: dict) -> list[str]:
                 if isinstance(c, str): nodes[c] = None
     return list(nodes)
 
-# %% ../../nbs/13_translator.evaluate.ipynb #e2643c5e
+# %% ../../nbs/13_translator.evaluate.ipynb #8f932246
 def set_members(message: dict, curie: str) -> list[str]:
     "Members of a set node (its `member_ids`, or a `biolink:member_ids` attribute); [] for other nodes."
     node = _get(message, 'knowledge_graph', 'nodes', curie)
-    m = _get(node, 'member_ids') or next((a.get('value') for a in _get(node, 'attributes') or []
-                                          if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:member_ids'), None)
+    m = _get(node, 'member_ids')
+    if not m:
+        m = next((a.get('value') for a in _get(node, 'attributes') or []
+                  if isinstance(a, dict) and a.get('attribute_type_id') == 'biolink:member_ids'), None)
     return [x for x in m if isinstance(x, str)] if isinstance(m, list) else []
 
+# %% ../../nbs/13_translator.evaluate.ipynb #ead0ca10
 def _is_set(qnode: Any) -> bool:
-    return isinstance(qnode, dict) and (qnode.get('set_interpretation') in ('ALL', 'MANY') or bool(qnode.get('is_set') or qnode.get('set')))
+    "Whether a query node asks for a set (`set_interpretation` ALL/MANY, or the older `is_set`/`set`)."
+    if not isinstance(qnode, dict): return False
+    return qnode.get('set_interpretation') in ('ALL', 'MANY') or bool(qnode.get('is_set') or qnode.get('set'))
 
-def answer_view(results: list, message: dict, query_graph: dict, slots: Sequence[str]) -> tuple[list, bool]:
-    "(results with path slots and set members bound, whether any-binding applies); results unchanged for plain queries."
+# %% ../../nbs/13_translator.evaluate.ipynb #702ed8a9
+def _special_slots(query_graph: dict, message: dict, slots: Sequence[str]) -> tuple[set, list, list]:
+    "(pinned CURIEs, path slots, set slots) of a query: what `answer_view` rebinds."
     qnodes = query_graph.get('nodes') or {}
     pinned = {c for n in qnodes.values() if isinstance(n, dict) for c in n.get('ids') or []}
-    pathfinder = bool(query_graph.get('paths')) or (bool(qnodes) and all(isinstance(n, dict) and n.get('ids') for n in qnodes.values()))
+    pathfinder = bool(query_graph.get('paths')) or (bool(qnodes) and all(isinstance(n, dict) and n.get('ids')
+                                                                         for n in qnodes.values()))
     path_slots = [s for s in slots if s not in qnodes] if pathfinder else []
     msg_sets = [s for s in slots if _is_set(qnodes.get(s)) or _is_set(_get(message, 'query_graph', 'nodes', s))]
-    if not path_slots and not msg_sets: return results, False
-    out = []
-    for r in results:
-        nb = dict(_get(r, 'node_bindings') or {})
-        if path_slots:
-            on_path = [{'id': c} for c in path_nodes(r, message) if c not in pinned]
-            nb.update({s: on_path for s in path_slots})
-        for s in msg_sets:
-            ids = _binding_ids(nb.get(s))
-            nb[s] = [{'id': c} for c in dict.fromkeys(ids + [m for c in ids for m in set_members(message, c)])]
-        out.append({**r, 'node_bindings': nb} if isinstance(r, dict) else r)
-    return out, True
+    return pinned, path_slots, msg_sets
 
-# %% ../../nbs/13_translator.evaluate.ipynb #734d09ce
+# %% ../../nbs/13_translator.evaluate.ipynb #eddccc25
+def _rebind(r: Any, message: dict, pinned: set, path_slots: list, msg_sets: list) -> Any:
+    "`r` with path slots bound to the nodes on its paths and set members added to set slots."
+    nb = dict(_get(r, 'node_bindings') or {})
+    if path_slots:
+        on_path = [{'id': c} for c in path_nodes(r, message) if c not in pinned]
+        nb.update({s: on_path for s in path_slots})
+    for s in msg_sets:
+        ids = _binding_ids(nb.get(s))
+        nb[s] = [{'id': c} for c in dict.fromkeys(ids + [m for c in ids for m in set_members(message, c)])]
+    return {**r, 'node_bindings': nb} if isinstance(r, dict) else r
+
+# %% ../../nbs/13_translator.evaluate.ipynb #a5f0ae45
+def answer_view(results: list, message: dict, query_graph: dict, slots: Sequence[str]) -> tuple[list, bool]:
+    "(results with path slots and set members bound, whether any-binding applies); results unchanged for plain queries."
+    pinned, path_slots, msg_sets = _special_slots(query_graph, message, slots)
+    if not path_slots and not msg_sets: return results, False
+    return [_rebind(r, message, pinned, path_slots, msg_sets) for r in results], True
+
+# %% ../../nbs/13_translator.evaluate.ipynb #8ae8a9f3
 @dataclass
 class Evaluation:
     "Hits of every query of a benchmark against one target's results, and the metrics derived from them."
@@ -238,16 +305,17 @@ class Evaluation:
     status: list[str]                 # answered | empty | failed | missing
     n_results: np.ndarray|None = None # results returned per query
     results_dir: str|None = None
-    options: dict = field(default_factory=dict)   # how results were ranked and matched (binding, score_from, order_by, use_xref)
-    problems: list[Problem]|None = None           # TRAPI structure problems (only when validated; metrics never depend on them)
-    warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked (e.g. no scores: file order)
+    options: dict = field(default_factory=dict)         # how results were ranked and matched
+    problems: list[Problem]|None = None                 # TRAPI structure problems (only when validated)
+    warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked
 
-    @property
-    def k(self) -> int: return self.hits.shape[1]
-    @property
-    def ranks(self) -> np.ndarray: return np.arange(1, self.k + 1)
-    @property
-    def tp(self) -> np.ndarray: return np.cumsum(self.hits, axis=1)
+# %% ../../nbs/13_translator.evaluate.ipynb #d165fdaf
+@fastcore_patch(as_prop=True)
+def k(self: Evaluation) -> int: return self.hits.shape[1]
+@fastcore_patch(as_prop=True)
+def ranks(self: Evaluation) -> np.ndarray: return np.arange(1, self.k + 1)
+@fastcore_patch(as_prop=True)
+def tp(self: Evaluation) -> np.ndarray: return np.cumsum(self.hits, axis=1)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6023e62b
 @fastcore_patch
@@ -271,9 +339,10 @@ def curves(self: Evaluation, mask: np.ndarray|None=None) -> dict[str, np.ndarray
     return {'precision_at_k': tp.sum(0) / (self.ranks * n), 'recall_at_k': recall,
             'mean_average_precision_at_k': pq['average_precision'][m].sum(0) / n, 'top_k_accuracy': recall.copy(),
             'mean_reciprocal_rank': float(pq['reciprocal_rank'][m].sum() / n),
-            'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n, 'macro_recall_at_k': pq['recall'][m].sum(0) / n}
+            'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n,
+            'macro_recall_at_k': pq['recall'][m].sum(0) / n}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #d73a8f3c
+# %% ../../nbs/13_translator.evaluate.ipynb #0805a351
 @fastcore_patch
 def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
     "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
@@ -283,6 +352,7 @@ def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
         return float(curve[k - 1])
     return np.asarray(curve)[np.asarray(k) - 1]
 
+# %% ../../nbs/13_translator.evaluate.ipynb #6b8faa5c
 @fastcore_patch
 def precision_at_k(self: Evaluation, k): return self.metric_at('precision_at_k', k)
 @fastcore_patch
@@ -294,25 +364,40 @@ def top_k_accuracy(self: Evaluation, k): return self.metric_at('top_k_accuracy',
 @fastcore_patch(as_prop=True)
 def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_reciprocal_rank']
 
-# %% ../../nbs/13_translator.evaluate.ipynb #d5f5d0c7
+# %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
 def query_status(response: Any, failed: bool=False) -> str:
     "answered | empty | failed | missing."
     if response is None: return 'failed' if failed else 'missing'
     if is_failure_marker(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
 
-@paused_gc()
-def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
-                       k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None, order_by: str='score',
-                       validate: bool=False) -> Evaluation:
-    "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
+# %% ../../nbs/13_translator.evaluate.ipynb #36908cec
+def _check_options(queries: Sequence[Query], benchmark: str, k: int, binding: str, score_from: str, order_by: str):
+    "DataError for a benchmark without queries, k < 1, or an unknown binding / score_from / order_by."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
     if k < 1: raise DataError("k must be at least 1", field='k', value=k)
-    for name, v, ok in (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')), ('order_by', order_by, ORDERS)):
+    choices = (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')),
+               ('order_by', order_by, ORDERS))
+    for name, v, ok in choices:
         if v not in ok: raise DataError(f"must be one of {', '.join(ok)}", field=name, value=v)
-    norm, failed = dict(normalizer or {}), set(failed)
-    truth = ground_truth(queries, norm)
+
+# %% ../../nbs/13_translator.evaluate.ipynb #1497104d
+def _judge_response(resp: Any, q: Query, k: int, norm: dict[str, str], truth: set[tuple], binding: str='first',
+                    score_from: str='first', order_by: str='score', use_xref: bool=True) -> tuple[int, str, np.ndarray]:
+    "(results returned, score source used, hits at 1..k) of one stored response to `q`."
+    msg = extract_message(resp)
+    results = msg.get('results')
+    n = len(results) if isinstance(results, list) else 0
+    anyb = False
+    if n: results, anyb = answer_view(results, msg, _get(q.message, 'message', 'query_graph') or {}, q.slots)
+    ranked, src = rank_scored(results, k, score_from, order_by)
+    if use_xref: add_xref_aliases(norm, msg)
+    return n, src, judge(ranked, truth, q.slots, k, norm, 'any' if anyb else binding)
+
+# %% ../../nbs/13_translator.evaluate.ipynb #f2b24d1e
+def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], k: int, norm: dict[str, str],
+               truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str]]:
+    "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored uids)."
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
     problems, sources, unscored = [] if validate else None, Counter(), []
     for i, q in enumerate(queries):
@@ -320,23 +405,38 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
         status.append(query_status(resp, q.uid in failed))
         if status[-1] not in ('answered', 'empty'): continue
         if validate: problems += validate_response(resp, q.uid, q.slots)
-        msg = extract_message(resp); results = msg.get('results')
-        n_res[i] = len(results) if isinstance(results, list) else 0
-        if n_res[i]: results, anyb = answer_view(results, msg, _get(q.message, 'message', 'query_graph') or {}, q.slots)
-        else: anyb = False
-        ranked, src = rank_scored(results, k, score_from, order_by)
+        n_res[i], src, hits[i] = _judge_response(resp, q, k, norm, truth[q.uid], **opts)
         if n_res[i]: sources[src] += 1
         if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
-        if use_xref: add_xref_aliases(norm, msg)
-        hits[i] = judge(ranked, truth[q.uid], q.slots, k, norm, 'any' if anyb else binding)
     R = np.array([len(truth[q.uid]) for q in queries])
-    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref, 'score_sources': dict(sources)}
-    warn = [f"{len(unscored)} response(s) carry no score anywhere (analyses, result, ARS fields): their results were ranked "
-            f"in file order, e.g. {unscored[0]}"] if unscored else []
-    for w in warn: log.warning("%s: %s", benchmark, w)
-    return Evaluation(benchmark, target, [q.uid for q in queries], hits, R, status, n_res, results_dir, opts, problems, warn)
+    return dict(hits=hits, n_relevant=R, status=status, n_results=n_res, problems=problems), sources, unscored
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6ef0a746
+# %% ../../nbs/13_translator.evaluate.ipynb #1097f3af
+def _unscored_warning(benchmark: str, unscored: list[str]) -> list[str]:
+    "The warnings (none or one, also logged) about responses whose results carry no score anywhere."
+    warn = [f"{len(unscored)} response(s) carry no score anywhere (analyses, result, ARS fields): "
+            f"their results were ranked in file order, e.g. {unscored[0]}"] if unscored else []
+    for w in warn: log.warning("%s: %s", benchmark, w)
+    return warn
+
+# %% ../../nbs/13_translator.evaluate.ipynb #d49f43e4
+@paused_gc()
+def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
+                       k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
+                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None,
+                       order_by: str='score', validate: bool=False) -> Evaluation:
+    "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
+    _check_options(queries, benchmark, k, binding, score_from, order_by)
+    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
+    norm, failed = dict(normalizer or {}), set(failed)
+    truth = ground_truth(queries, norm)
+    cols, sources, unscored = _judge_all(queries, responses, failed, k, norm, truth, validate, opts)
+    opts['score_sources'] = dict(sources)
+    warn = _unscored_warning(benchmark, unscored)
+    uids = [q.uid for q in queries]
+    return Evaluation(benchmark, target, uids, results_dir=results_dir, options=opts, warnings=warn, **cols)
+
+# %% ../../nbs/13_translator.evaluate.ipynb #ac0e808a
 class ResponseFiles(Mapping):
     "The responses of a run directory, uid → parsed JSON, read from disk on each access and never kept."
     def __init__(self, path: str|os.PathLike, uids: Sequence[str]):
@@ -352,54 +452,78 @@ class ResponseFiles(Mapping):
     def __iter__(self) -> Iterator[str]: return iter(self.files)
     def __len__(self) -> int: return len(self.files)
 
+# %% ../../nbs/13_translator.evaluate.ipynb #1d9597f0
 def _pinned(qg: Any) -> frozenset:
-    return frozenset(c for n in (_get(qg, 'nodes') or {}).values() if isinstance(n, dict) for c in n.get('ids') or [] if isinstance(c, str))
+    "The CURIEs a query graph pins (its nodes' `ids`)."
+    nodes = (_get(qg, 'nodes') or {}).values()
+    return frozenset(c for n in nodes if isinstance(n, dict) for c in n.get('ids') or [] if isinstance(c, str))
 
-def match_response(response: Any, queries: Sequence[Query], file: str|os.PathLike|None=None) -> str:
-    "The uid of the benchmark query a single TRAPI response answers (the same pinned ids), or a DataError saying why not."
-    qg = extract_message(response).get('query_graph')
-    where = dict(file=file, field='message.query_graph')
-    if not isinstance(qg, dict): raise DataError("a single TRAPI response without a query graph cannot be matched to a query; "
-                                                 "give a JSON file {uid: response} instead", **where)
+# %% ../../nbs/13_translator.evaluate.ipynb #30729a78
+def _matching_queries(qg: dict, queries: Sequence[Query]) -> list[Query]:
+    "The queries pinning the ids `qg` pins; when several, those whose slots are all qnodes of `qg` (if any)."
     pins = _pinned(qg)
     hits = [q for q in queries if _pinned(_get(q.message, 'message', 'query_graph')) == pins]
     if len(hits) > 1: hits = [q for q in hits if set(q.slots) <= set(qg.get('nodes') or {})] or hits
+    return hits
+
+# %% ../../nbs/13_translator.evaluate.ipynb #f07c0c87
+def match_response(response: Any, queries: Sequence[Query], file: str|os.PathLike|None=None) -> str:
+    ("The uid of the benchmark query a single TRAPI response answers (the same pinned ids), "
+     "or a DataError saying why not.")
+    qg = extract_message(response).get('query_graph')
+    where = dict(file=file, field='message.query_graph')
+    if not isinstance(qg, dict):
+        raise DataError("a single TRAPI response without a query graph cannot be matched to a query; "
+                        "give a JSON file {uid: response} instead", **where)
+    hits = _matching_queries(qg, queries)
     if len(hits) == 1: return hits[0].uid
     if not hits: raise DataError(f"this TRAPI response answers none of the benchmark's {len(queries)} queries "
-                                 f"(its pinned ids {sorted(pins)} match no query's)", **where)
+                                 f"(its pinned ids {sorted(_pinned(qg))} match no query's)", **where)
     raise DataError(f"this TRAPI response matches {len(hits)} queries ({', '.join(q.uid for q in hits[:3])}); "
                     "give a JSON file {uid: response} instead", **where)
 
+# %% ../../nbs/13_translator.evaluate.ipynb #0a295558
 def is_trapi_response(obj: Any) -> bool:
     "Whether a parsed JSON file is one TRAPI response (plain or ARS form) rather than a {uid: response} mapping."
-    return isinstance(obj, dict) and (isinstance(obj.get('message'), dict) or isinstance(_get(obj, 'fields', 'data', 'message'), dict))
+    if not isinstance(obj, dict): return False
+    return isinstance(obj.get('message'), dict) or isinstance(_get(obj, 'fields', 'data', 'message'), dict)
 
-def load_responses(path: str|os.PathLike, uids: Sequence[str], queries: Sequence[Query]|None=None) -> tuple[Mapping[str, Any], set[str]]:
-    "(uid → response, failed uids) from a run directory (read lazily), a JSON file {uid: response}, or one TRAPI response."
+# %% ../../nbs/13_translator.evaluate.ipynb #4c633902
+def _load_results_file(path: Path, uids: Sequence[str], queries: Sequence[Query]|None) -> dict[str, Any]:
+    "uid → response from a JSON file {uid: response}, or one TRAPI response matched to its query."
+    try: obj = json.loads(path.read_text(encoding='utf-8'))
+    except json.JSONDecodeError as e: raise DataError(f"invalid JSON at line {e.lineno}: {e.msg}", file=path) from None
+    except RecursionError: raise DataError("JSON nested too deep to read", file=path) from None
+    if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
+    if not is_trapi_response(obj): return {u: obj[u] for u in uids if u in obj}
+    if queries is None: raise DataError("one TRAPI response: the benchmark's queries are needed to match it", file=path)
+    return {match_response(obj, queries, path): obj}
+
+# %% ../../nbs/13_translator.evaluate.ipynb #3e688054
+def load_responses(path: str|os.PathLike, uids: Sequence[str],
+                   queries: Sequence[Query]|None=None) -> tuple[Mapping[str, Any], set[str]]:
+    ("(uid → response, failed uids) from a run directory (read lazily), a JSON file {uid: response}, "
+     "or one TRAPI response.")
     path = Path(path)
-    if path.is_file():
-        try: obj = json.loads(path.read_text(encoding='utf-8'))
-        except json.JSONDecodeError as e: raise DataError(f"invalid JSON at line {e.lineno}: {e.msg}", file=path) from None
-        except RecursionError: raise DataError("JSON nested too deep to read", file=path) from None
-        if not isinstance(obj, dict): raise DataError("a results file maps uid -> TRAPI response", file=path)
-        if is_trapi_response(obj):
-            if queries is None: raise DataError("one TRAPI response: the benchmark's queries are needed to match it", file=path)
-            return {match_response(obj, queries, path): obj}, set()
-        return {u: obj[u] for u in uids if u in obj}, set()
+    if path.is_file(): return _load_results_file(path, uids, queries), set()
     if not path.is_dir(): raise DataError("results not found (expected a run directory or a JSON file)", file=path)
     ledger = path/LEDGER_FILE
-    if not ledger.exists() and (path.parent/'manifest.json').exists(): ledger = path.parent/LEDGER_FILE   # ARS agent dir
+    if not ledger.exists() and (path.parent/'manifest.json').exists(): ledger = path.parent/LEDGER_FILE  # ARS agent
     return ResponseFiles(path, uids), Ledger(ledger).failed() if ledger.exists() else set()
 
+# %% ../../nbs/13_translator.evaluate.ipynb #066c5893
 def result_dirs(run_dir: str|os.PathLike) -> list[Path]:
     "The directories to evaluate: the run itself, or (ARS) each agent sub-directory holding responses."
     run_dir = Path(run_dir)
-    if not run_dir.is_dir() or any(p.suffix == '.json' and p.name not in ('manifest.json', 'output.json') for p in run_dir.iterdir()): return [run_dir]
+    if not run_dir.is_dir(): return [run_dir]
+    own = ('manifest.json', 'output.json')
+    if any(p.suffix == '.json' and p.name not in own for p in run_dir.iterdir()): return [run_dir]
     subs = sorted(p for p in run_dir.iterdir() if p.is_dir() and any(p.glob('*.json')))
     return subs or [run_dir]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #8e76d5c4
-UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top_k_accuracy', 'mean_reciprocal_rank')
+# %% ../../nbs/13_translator.evaluate.ipynb #10d6f72b
+UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top_k_accuracy',
+            'mean_reciprocal_rank')
 EXTRAS = ('ndcg_at_k', 'hit_at_k', 'macro_recall_at_k')
 
 @fastcore_patch
@@ -408,50 +532,66 @@ def failures(self: Evaluation) -> dict:
     c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
     return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
 
+# %% ../../nbs/13_translator.evaluate.ipynb #e2713f85
 @fastcore_patch
 def confidence_intervals(self: Evaluation, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
     "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
     pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
     ci = lambda v: list(bootstrap_ci(v, n_boot=n_boot, level=level, seed=seed))
     pooled = lambda idx, axis: tp[idx.astype(int)].sum(axis) / R[idx.astype(int)].sum(axis)
-    return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]),
-            'recall_at_k': list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed)),
-            'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]), 'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
+    recall = list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed))
+    return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]), 'recall_at_k': recall,
+            'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]),
+            'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
             'ndcg_at_k': ci(pq['ndcg'][:, -1]), 'hit_at_k': ci((tp > 0).astype(float))}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #139fb061
+# %% ../../nbs/13_translator.evaluate.ipynb #cd62da82
+def _floats(a) -> list[float]:
+    "A curve as a JSON-ready list of floats."
+    return [float(x) for x in a]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #35dbc580
+def _metric_block(c: dict, metrics: Sequence[str]) -> dict:
+    "`metrics` of curves `c` as JSON: lists of floats, MRR one float."
+    return {m: c[m] if m == 'mean_reciprocal_rank' else _floats(c[m]) for m in metrics}
+
+# %% ../../nbs/13_translator.evaluate.ipynb #57d66ae1
+def _query_block(ev: Evaluation, pq: dict) -> dict:
+    "output.json's `queries`: uid → precision, recall and average precision at 1..k, and the ranks of the hits."
+    return {u: {'precision_at_k': _floats(pq['precision'][i]), 'recall_at_k': _floats(pq['recall'][i]),
+                'average_precision_at_k': _floats(pq['average_precision'][i]),
+                'relevant_result_ranks': [int(r) + 1 for r in np.flatnonzero(ev.hits[i])]}
+            for i, u in enumerate(ev.uids)}
+
+# %% ../../nbs/13_translator.evaluate.ipynb #b135ed57
 @fastcore_patch
 def to_dict(self: Evaluation, ci: bool=True) -> dict:
     "The `output.json` content: upstream keys first, then benchnb's extras."
     c, pq = self.curves(), self.per_query()
-    lst = lambda a: [float(x) for x in a]
-    out = {'k': self.k, 'benchmark': {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())},
-           'metrics': {m: c[m] if m == 'mean_reciprocal_rank' else lst(c[m]) for m in UPSTREAM},
-           'queries': {u: {'precision_at_k': lst(pq['precision'][i]), 'recall_at_k': lst(pq['recall'][i]),
-                           'average_precision_at_k': lst(pq['average_precision'][i]),
-                           'relevant_result_ranks': [int(r) + 1 for r in np.flatnonzero(self.hits[i])]} for i, u in enumerate(self.uids)}}
-    answered = np.isin(self.status, ['answered', 'empty'])
-    ca = self.curves(answered)
+    bench = {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())}
+    out = {'k': self.k, 'benchmark': bench, 'metrics': _metric_block(c, UPSTREAM), 'queries': _query_block(self, pq)}
+    ca = self.curves(np.isin(self.status, ['answered', 'empty']))
     out['target'] = self.target
     if self.options: out['evaluation_options'] = dict(self.options)
     if self.warnings: out['warnings'] = list(self.warnings)
-    out['extra_metrics'] = {**{m: lst(c[m]) for m in EXTRAS},
-                            'answered_only': {m: ca[m] if m == 'mean_reciprocal_rank' else lst(ca[m]) for m in UPSTREAM + EXTRAS}}
+    out['extra_metrics'] = {**{m: _floats(c[m]) for m in EXTRAS}, 'answered_only': _metric_block(ca, UPSTREAM + EXTRAS)}
     if ci: out['confidence_intervals'] = self.confidence_intervals()
     out['failures'] = self.failures()
     out['query_status'] = dict(zip(self.uids, self.status))
     return out
 
+# %% ../../nbs/13_translator.evaluate.ipynb #5e076ac0
 @fastcore_patch
 def to_json(self: Evaluation, output_dir: str|os.PathLike, ci: bool=True) -> Path:
     "Write `output.json` (indent 4) into `output_dir`."
     return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
 
-# %% ../../nbs/13_translator.evaluate.ipynb #35d3e488
+# %% ../../nbs/13_translator.evaluate.ipynb #e8bff1d3
 def report_ks(k: int) -> list[int]:
     "Text report k columns: those of 1, 5, 10, 20, 50, 100, 200, 500 below k, then k (works for k = 1)."
     return [x for x in (1, 5, 10, 20, 50, 100, 200, 500) if x < k] + [k]
 
+# %% ../../nbs/13_translator.evaluate.ipynb #892cc9c7
 @fastcore_patch
 def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
     "Metrics (rows) × k (columns); MRR is constant across k."
@@ -461,57 +601,80 @@ def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=Fal
     rows['mean_reciprocal_rank'] = [c['mean_reciprocal_rank']] * len(ks)
     return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
 
+# %% ../../nbs/13_translator.evaluate.ipynb #a88e29c0
 @fastcore_patch
 def query_table(self: Evaluation) -> pd.DataFrame:
     "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
-    pq = self.per_query()
+    pq, k = self.per_query(), self.k
     first = np.where(self.hits.any(1), self.hits.argmax(1) + 1, 0)
-    return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': self.n_results if self.n_results is not None else np.nan,
-                         'n_relevant': self.n_relevant, 'hits': self.hits.sum(1), 'first_hit_rank': np.where(first > 0, first, np.nan),
-                         f'precision@{self.k}': pq['precision'][:, -1], f'recall@{self.k}': pq['recall'][:, -1],
-                         f'AP@{self.k}': pq['average_precision'][:, -1], f'NDCG@{self.k}': pq['ndcg'][:, -1]})
+    n_results = self.n_results if self.n_results is not None else np.nan
+    return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': n_results,
+                         'n_relevant': self.n_relevant, 'hits': self.hits.sum(1),
+                         'first_hit_rank': np.where(first > 0, first, np.nan),
+                         f'precision@{k}': pq['precision'][:, -1], f'recall@{k}': pq['recall'][:, -1],
+                         f'AP@{k}': pq['average_precision'][:, -1], f'NDCG@{k}': pq['ndcg'][:, -1]})
 
-# %% ../../nbs/13_translator.evaluate.ipynb #cb60b44b
+# %% ../../nbs/13_translator.evaluate.ipynb #724197a2
+_TEXT_ROWS = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k',
+              'mAP @ k\t\t\t': 'mean_average_precision_at_k', 'Top-k Accuracy\t\t': 'top_k_accuracy'}
+
 @fastcore_patch
 def text_report(self: Evaluation, results_dir: str|os.PathLike|None=None) -> str:
     "Upstream's plain-text metric block."
-    ks = report_ks(self.k)
-    labels = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k', 'mAP @ k\t\t\t': 'mean_average_precision_at_k',
-              'Top-k Accuracy\t\t': 'top_k_accuracy'}
-    c = self.curves()
-    lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n", '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
-    lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in labels.items()]
+    ks, c = report_ks(self.k), self.curves()
+    lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n",
+             '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
+    lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in _TEXT_ROWS.items()]
     return '\n'.join(lines + ['', f"Mean Reciprocal Rank\t{c['mean_reciprocal_rank']}", ''])
 
-# %% ../../nbs/13_translator.evaluate.ipynb #0bcabfe9
+# %% ../../nbs/13_translator.evaluate.ipynb #6e87a176
 PLOTS = {'precision_at_k': ('Precision @ $k$', 'precision.png'), 'recall_at_k': ('Recall @ $k$', 'recall.png'),
-         'mean_average_precision_at_k': ('mAP @ $k$', 'mAP.png'), 'top_k_accuracy': ('Top-$k$ Accuracy', 'top_k_accuracy.png'),
+         'mean_average_precision_at_k': ('mAP @ $k$', 'mAP.png'),
+         'top_k_accuracy': ('Top-$k$ Accuracy', 'top_k_accuracy.png'),
          'ndcg_at_k': ('NDCG @ $k$', 'ndcg.png'), 'hit_at_k': ('Hit @ $k$', 'hit.png')}
 
-def plot_metric(evaluations: Evaluation|Sequence[Evaluation], metric: str='precision_at_k', ax=None, label: str='target'):
+# %% ../../nbs/13_translator.evaluate.ipynb #fa25e3c0
+def _plot_title(evs: Sequence[Evaluation], ylabel: str) -> str:
+    "'<target>: <metric>' when the evaluations share one target, else '<benchmarks>: <metric>'."
+    names = sorted({getattr(e, 'target') for e in evs})
+    if len(names) == 1: return f"{names[0]}: {ylabel}"
+    return f"{', '.join(sorted({e.benchmark for e in evs}))}: {ylabel}"
+
+# %% ../../nbs/13_translator.evaluate.ipynb #208c3d0e
+def plot_metric(evaluations: Evaluation|Sequence[Evaluation], metric: str='precision_at_k', ax=None,
+                label: str='target'):
     "Plot `metric` vs k for one or several evaluations (one line each, labelled by target or benchmark)."
     import matplotlib.pyplot as plt
     evs = [evaluations] if isinstance(evaluations, Evaluation) else list(evaluations)
     if ax is None: _, ax = plt.subplots(figsize=(8, 6))
     ylabel = PLOTS[metric][0]
     for e in evs: ax.plot(e.ranks, e.curves()[metric], label=getattr(e, label), marker='.' if e.k <= 30 else None)
-    names = sorted({getattr(e, 'target') for e in evs})
-    ax.set_title(f"{names[0]}: {ylabel}" if len(names) == 1 else f"{', '.join(sorted({e.benchmark for e in evs}))}: {ylabel}")
-    ax.grid(which='both', alpha=0.4); ax.set_xlabel('$k$'); ax.set_ylabel(ylabel); ax.set_ylim(0, 1)
+    ax.set_title(_plot_title(evs, ylabel))
+    ax.grid(which='both', alpha=0.4)
+    ax.set_xlabel('$k$')
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(0, 1)
     if len(evs) > 1: ax.legend()
     return ax
 
-def save_plots(evaluations: Evaluation|Sequence[Evaluation], out_dir: str|os.PathLike, metrics: Sequence[str]=tuple(PLOTS)[:4]) -> list[Path]:
+# %% ../../nbs/13_translator.evaluate.ipynb #5414ff19
+def save_plots(evaluations: Evaluation|Sequence[Evaluation], out_dir: str|os.PathLike,
+               metrics: Sequence[str]=tuple(PLOTS)[:4]) -> list[Path]:
     "Write one PNG per metric (upstream names: precision.png, recall.png, mAP.png, top_k_accuracy.png)."
     import matplotlib.pyplot as plt
     paths = []
     for m in metrics:
-        ax = plot_metric(evaluations, m); p = Path(out_dir)/PLOTS[m][1]; p.parent.mkdir(parents=True, exist_ok=True)
-        ax.figure.savefig(p, dpi=80); plt.close(ax.figure); paths.append(p)
+        ax = plot_metric(evaluations, m)
+        p = Path(out_dir)/PLOTS[m][1]
+        p.parent.mkdir(parents=True, exist_ok=True)
+        ax.figure.savefig(p, dpi=80)
+        plt.close(ax.figure)
+        paths.append(p)
     return paths
 
-# %% ../../nbs/13_translator.evaluate.ipynb #ee963b8a
-def make_normalizer(queries: Sequence[Query], how: str|os.PathLike|Mapping='identity', nodenorm_url: str|None=None) -> dict[str, str]:
+# %% ../../nbs/13_translator.evaluate.ipynb #61f6fe7d
+def make_normalizer(queries: Sequence[Query], how: str|os.PathLike|Mapping='identity',
+                    nodenorm_url: str|None=None) -> dict[str, str]:
     "The ground-truth normalizer: 'identity', 'nodenorm', a JSON mapping/reply file, or a dict."
     from benchnb.translator.queries import identity_normalizer, load_normalizer, slot_curies
     if isinstance(how, Mapping): return dict(how)
@@ -520,7 +683,9 @@ def make_normalizer(queries: Sequence[Query], how: str|os.PathLike|Mapping='iden
         return NodeNormClient(nodenorm_url or NODENORM_URL).normalizer(slot_curies(queries))
     return load_normalizer(how)
 
+# %% ../../nbs/13_translator.evaluate.ipynb #852f3034
 def _run_target(d: Path) -> str|None:
+    "The target a run's manifest (in `d` or its parent) names; an ARS agent's directory name for an ARS run."
     for m in (d/'manifest.json', d.parent/'manifest.json'):
         if m.exists():
             try: t = json.loads(m.read_text()).get('parameters', {}).get('target')
@@ -528,7 +693,19 @@ def _run_target(d: Path) -> str|None:
             if t: return d.name if t == 'ars' and m.parent != d else t
     return None
 
-# %% ../../nbs/13_translator.evaluate.ipynb #46c68c2a
+# %% ../../nbs/13_translator.evaluate.ipynb #380e48df
+def _target_name(target: str|None, d: Path|None) -> str:
+    "The label of the evaluation of `d`: `target`, the run's, the directory or file name, else 'target'."
+    return target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target'
+
+# %% ../../nbs/13_translator.evaluate.ipynb #6b28615e
+def _result_sources(results: str|os.PathLike|Mapping, uids: Sequence[str], queries: Sequence[Query]) -> list[tuple]:
+    "[(directory or file or None, uid → response, failed uids)] to evaluate."
+    if isinstance(results, Mapping): return [(None, dict(results), set())]
+    paths = result_dirs(results) if Path(results).is_dir() else [Path(results)]
+    return [(d, *load_responses(d, uids, queries)) for d in paths]
+
+# %% ../../nbs/13_translator.evaluate.ipynb #91b6aec9
 def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
                      normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
                      score_from: str='first', order_by: str='score', validate: bool=False) -> list[Evaluation]:
@@ -538,32 +715,40 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     queries = build_queries(cfg, benchmark)
     norm, uids = make_normalizer(queries, normalizer), [q.uid for q in queries]
-    if isinstance(results, Mapping): sources = [(None, dict(results), set())]
-    else: sources = [(d, *load_responses(d, uids, queries)) for d in (result_dirs(results) if Path(results).is_dir() else [Path(results)])]
-    return [evaluate_responses(benchmark, queries, resp, target or (d and _run_target(d)) or (d and (d.name if d.is_dir() else d.stem)) or 'target', k, norm,
-                               use_xref, binding, score_from, failed, str(d) if d else None, order_by, validate) for d, resp, failed in sources]
+    sources = _result_sources(results, uids, queries)
+    return [evaluate_responses(benchmark, queries, resp, _target_name(target, d), k, norm, use_xref, binding,
+                               score_from, failed, str(d) if d else None, order_by, validate)
+            for d, resp, failed in sources]
 
+# %% ../../nbs/13_translator.evaluate.ipynb #d474171a
 @fastcore_patch
-def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True, ci: bool=True) -> list[Path]:
+def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
+         ci: bool=True) -> list[Path]:
     "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."
     out = Path(out_dir or self.results_dir or '.')
     paths = [self.to_json(out, ci)] if json_ else []
     paths.append(write_text(out/'report.txt', self.text_report()))
     return paths + (save_plots(self, out) if plots else [])
 
-# %% ../../nbs/13_translator.evaluate.ipynb #f88a3cb2
-def synthetic_responses(queries: Sequence[Query], n_results: int=500, seed: int=0, n_planted: float=3.0) -> dict[str, dict]:
+# %% ../../nbs/13_translator.evaluate.ipynb #424217f5
+def _fake_message(q: Query, scores: list[float], planted: np.ndarray, pick: np.ndarray) -> dict:
+    "A TRAPI message for `q`: result j binds true answer `pick[j]` where `planted[j]`, else FAKE:j; scored `scores[j]`."
+    results, nodes = [], {}
+    for j in range(len(scores)):
+        ans = q.relevant[pick[j]] if planted[j] else [(s, f"FAKE:{j}") for s in q.slots]
+        results.append({'node_bindings': {s: [{'id': c, 'attributes': []}] for s, c in ans},
+                        'analyses': [{'resource_id': 'infores:benchnb', 'edge_bindings': {}, 'score': scores[j]}]})
+        for _, c in ans: nodes[c] = {'categories': ['biolink:NamedThing'], 'attributes': []}
+    return {'results': results, 'knowledge_graph': {'nodes': nodes, 'edges': {}}}
+
+# %% ../../nbs/13_translator.evaluate.ipynb #0ddd8b1b
+def synthetic_responses(queries: Sequence[Query], n_results: int=500, seed: int=0,
+                        n_planted: float=3.0) -> dict[str, dict]:
     "Fake TRAPI responses (n_results each, random scores, ~`n_planted` true answers each) for speed tests and demos."
     rng, out = np.random.default_rng(seed), {}
     with paused_gc():
         for q in queries:
             scores, planted = rng.random(n_results).tolist(), rng.random(n_results) < n_planted / n_results
             pick = rng.integers(len(q.relevant), size=n_results)
-            results, nodes = [], {}
-            for j in range(n_results):
-                ans = q.relevant[pick[j]] if planted[j] else [(s, f"FAKE:{j}") for s in q.slots]
-                results.append({'node_bindings': {s: [{'id': c, 'attributes': []}] for s, c in ans},
-                                'analyses': [{'resource_id': 'infores:benchnb', 'edge_bindings': {}, 'score': scores[j]}]})
-                for _, c in ans: nodes[c] = {'categories': ['biolink:NamedThing'], 'attributes': []}
-            out[q.uid] = {'message': {'results': results, 'knowledge_graph': {'nodes': nodes, 'edges': {}}}}
+            out[q.uid] = {'message': _fake_message(q, scores, planted, pick)}
     return out

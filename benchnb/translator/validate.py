@@ -12,102 +12,142 @@ from typing import Any, Iterator, Mapping, Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['LOG_LEVELS', 'KL_AT', 'BINDINGS', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result',
+__all__ = ['KL_AT', 'BINDINGS', 'LOG_LEVELS', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result',
            'check_edge', 'check_aux_graphs', 'check_analysis_links', 'check_links', 'check_logs', 'evaluation_checks',
            'validate_response', 'problem_summary']
 
-# %% ../../nbs/15_translator.validate.ipynb #351f6584
+# %% ../../nbs/15_translator.validate.ipynb #b6e5b1a6
 @dataclass(frozen=True)
 class Problem:
     "One way a stored response departs from the TRAPI shapes the evaluator reads."
     uid: str
     path: str      # JSON path in the response, e.g. message.results[3].node_bindings.Drug[0].id
     message: str
-    code: str = 'shape'   # which check: shape (what the evaluator reads) or an evaluation check (edge.sources, logs, ...)
+    # which check: shape (what the evaluator reads) or an evaluation check (edge.sources, logs, ...)
+    code: str = 'shape'
 
     def __str__(self): return f"{self.uid}: {self.path or '(response)'}: {self.message}"
     def to_dict(self) -> dict: return asdict(self)
+
+# %% ../../nbs/15_translator.validate.ipynb #481c7112
+_KINDS = {dict: 'an object', list: 'a list', str: 'a string'}
 
 def _kind(x: Any) -> str:
     "How a JSON value is called in messages."
     if x is None: return 'null'
     if isinstance(x, bool): return 'a boolean'
-    return {dict: 'an object', list: 'a list', str: 'a string'}.get(type(x), 'a number' if isinstance(x, (int, float)) else type(x).__name__)
+    return _KINDS.get(type(x), 'a number' if isinstance(x, (int, float)) else type(x).__name__)
 
-# %% ../../nbs/15_translator.validate.ipynb #c5b40761
+# %% ../../nbs/15_translator.validate.ipynb #137b8fe9
+def _check_list_binding(b: list, path: str, major: str|None) -> Iterator[tuple[str, str]]:
+    "Problems of a TRAPI 1.x binding: a non-empty list of {'id': CURIE}."
+    if major == '2': yield path, 'TRAPI 2.0 binds a qnode to one object {"ids": [...]}, not a list'
+    if not b: yield path, 'empty binding list'
+    for i, x in enumerate(b):
+        if not isinstance(x, dict): yield f"{path}[{i}]", f"must be an object, got {_kind(x)}"
+        elif not isinstance(x.get('id'), str):
+            yield f"{path}[{i}].id", f"must be a CURIE string, got {_kind(x.get('id'))}"
+
+# %% ../../nbs/15_translator.validate.ipynb #70f905e9
+def _check_object_binding(b: dict, path: str, major: str|None) -> Iterator[tuple[str, str]]:
+    "Problems of a TRAPI 2.0 binding: one object {'ids': [CURIE, ...]}."
+    if major == '1': yield path, 'TRAPI 1.x binds a qnode to a list of {"id": ...}, not an object'
+    ids = b.get('ids')
+    if not isinstance(ids, list) or not ids:
+        yield f"{path}.ids", f"must be a non-empty list of CURIEs, got {_kind(ids)}"
+        return
+    for i, x in enumerate(ids):
+        if not isinstance(x, str): yield f"{path}.ids[{i}]", f"must be a CURIE string, got {_kind(x)}"
+
+# %% ../../nbs/15_translator.validate.ipynb #e3aa9cd9
 def check_binding(b: Any, path: str, major: str|None=None) -> Iterator[tuple[str, str]]:
     "Problems of one qnode's binding (TRAPI 1.x list or 2.0 object)."
-    if isinstance(b, list):
-        if major == '2': yield path, 'TRAPI 2.0 binds a qnode to one object {"ids": [...]}, not a list'
-        if not b: yield path, 'empty binding list'
-        for i, x in enumerate(b):
-            if not isinstance(x, dict): yield f"{path}[{i}]", f"must be an object, got {_kind(x)}"
-            elif not isinstance(x.get('id'), str): yield f"{path}[{i}].id", f"must be a CURIE string, got {_kind(x.get('id'))}"
-    elif isinstance(b, dict):
-        if major == '1': yield path, 'TRAPI 1.x binds a qnode to a list of {"id": ...}, not an object'
-        ids = b.get('ids')
-        if not isinstance(ids, list) or not ids: yield f"{path}.ids", f"must be a non-empty list of CURIEs, got {_kind(ids)}"
-        else: yield from ((f"{path}.ids[{i}]", f"must be a CURIE string, got {_kind(x)}") for i, x in enumerate(ids) if not isinstance(x, str))
+    if isinstance(b, list): yield from _check_list_binding(b, path, major)
+    elif isinstance(b, dict): yield from _check_object_binding(b, path, major)
     else: yield path, f"must be a list (TRAPI 1.x) or an object (TRAPI 2.0), got {_kind(b)}"
 
+# %% ../../nbs/15_translator.validate.ipynb #fd71ec60
 def binding_ids(b: Any) -> list[str]:
     "The CURIE strings of a binding of either shape."
     if isinstance(b, list): return [x['id'] for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)]
     if isinstance(b, dict) and isinstance(b.get('ids'), list): return [x for x in b['ids'] if isinstance(x, str)]
     return []
 
-# %% ../../nbs/15_translator.validate.ipynb #14111fa8
+# %% ../../nbs/15_translator.validate.ipynb #65b64318
+def _check_analysis(a: Any, p: str) -> Iterator[tuple[str, str]]:
+    "Problems of one analysis: its resource_id, edge (or path) bindings and score."
+    if not isinstance(a, dict):
+        yield p, f"must be an object, got {_kind(a)}"
+        return
+    if not isinstance(a.get('resource_id'), str):
+        yield f"{p}.resource_id", f"must be an infores string, got {_kind(a.get('resource_id'))}"
+    eb = a.get('edge_bindings')
+    if not isinstance(eb, dict) and not isinstance(a.get('path_bindings'), dict):   # a pathfinder analysis binds paths
+        yield f"{p}.edge_bindings", f"must be an object, got {_kind(eb)}"
+    s = a.get('score')
+    if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
+        yield f"{p}.score", f"must be a number or null, got {s!r}"
+
+# %% ../../nbs/15_translator.validate.ipynb #f8440c6a
+_OLD_SCORE = 'missing: a TRAPI ≤ 1.3 result (top-level score); TRAPI ≥ 1.4 scores live in analyses'
+_NO_ANALYSES = 'missing (the score is read from analyses[0].score; this result ranks as 0)'
+
 def check_analyses(an: Any, path: str, result: dict|None=None) -> Iterator[tuple[str, str]]:
     "Problems of a result's `analyses` list."
     if an is None:
-        old = isinstance(result, dict) and 'score' in result
-        yield path, 'missing: a TRAPI ≤ 1.3 result (top-level score); TRAPI ≥ 1.4 scores live in analyses' if old else 'missing (the score is read from analyses[0].score; this result ranks as 0)'
+        yield path, _OLD_SCORE if isinstance(result, dict) and 'score' in result else _NO_ANALYSES
         return
-    if not isinstance(an, list): yield path, f"must be a list, got {_kind(an)}"; return
-    for i, a in enumerate(an):
-        p = f"{path}[{i}]"
-        if not isinstance(a, dict): yield p, f"must be an object, got {_kind(a)}"; continue
-        if not isinstance(a.get('resource_id'), str): yield f"{p}.resource_id", f"must be an infores string, got {_kind(a.get('resource_id'))}"
-        if not isinstance(a.get('edge_bindings'), dict) and not isinstance(a.get('path_bindings'), dict):   # a pathfinder analysis binds paths
-            yield f"{p}.edge_bindings", f"must be an object, got {_kind(a.get('edge_bindings'))}"
-        s = a.get('score')
-        if s is not None and (isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s)):
-            yield f"{p}.score", f"must be a number or null, got {s!r}"
+    if not isinstance(an, list):
+        yield path, f"must be a list, got {_kind(an)}"
+        return
+    for i, a in enumerate(an): yield from _check_analysis(a, f"{path}[{i}]")
 
-# %% ../../nbs/15_translator.validate.ipynb #29616e0d
+# %% ../../nbs/15_translator.validate.ipynb #2e388ee5
+def _check_node_bindings(nb: dict, path: str, major: str|None, qnodes: set|None, slots: Sequence[str],
+                         knodes: Mapping|None) -> Iterator[tuple[str, str]]:
+    "Problems of a result's node_bindings: unknown qnodes, binding shapes, ids not in the KG, missing slots."
+    for q, b in nb.items():
+        bp = f"{path}.node_bindings.{q}"
+        if qnodes is not None and q not in qnodes: yield bp, 'binds a qnode that is not in the query graph'
+        yield from check_binding(b, bp, major)
+        if knodes is not None:
+            yield from ((bp, f"{c!r} is not a knowledge_graph node") for c in binding_ids(b) if c not in knodes)
+    for s in slots:
+        if s not in nb:
+            yield f"{path}.node_bindings", f"no binding for answer slot {s!r}: the result can never be relevant"
+
+# %% ../../nbs/15_translator.validate.ipynb #83472885
 def check_result(r: Any, path: str, major: str|None=None, qnodes: set|None=None, slots: Sequence[str]=(),
                  knodes: Mapping|None=None) -> Iterator[tuple[str, str]]:
     "Problems of one result."
-    if not isinstance(r, dict): yield path, f"must be an object, got {_kind(r)}"; return
+    if not isinstance(r, dict):
+        yield path, f"must be an object, got {_kind(r)}"
+        return
     nb = r.get('node_bindings')
-    if not isinstance(nb, dict): yield f"{path}.node_bindings", f"must be an object (qnode -> binding), got {_kind(nb)}"
-    else:
-        for q, b in nb.items():
-            bp = f"{path}.node_bindings.{q}"
-            if qnodes is not None and q not in qnodes: yield bp, 'binds a qnode that is not in the query graph'
-            yield from check_binding(b, bp, major)
-            if knodes is not None:
-                yield from ((bp, f"{c!r} is not a knowledge_graph node") for c in binding_ids(b) if c not in knodes)
-        yield from ((f"{path}.node_bindings", f"no binding for answer slot {s!r}: the result can never be relevant") for s in slots if s not in nb)
+    if isinstance(nb, dict): yield from _check_node_bindings(nb, path, major, qnodes, slots, knodes)
+    else: yield f"{path}.node_bindings", f"must be an object (qnode -> binding), got {_kind(nb)}"
     yield from check_analyses(r.get('analyses'), f"{path}.analyses", r)
 
-# %% ../../nbs/15_translator.validate.ipynb #c17fe115
-LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
-KL_AT = ('knowledge_level', 'agent_type')
-
+# %% ../../nbs/15_translator.validate.ipynb #5ec32367
 def _version(sv: Any) -> tuple[int, int]|None:
+    "(major, minor) of a `schema_version` string, or None."
     m = re.match(r'\s*(\d+)\.(\d+)', sv) if isinstance(sv, str) else None
     return (int(m[1]), int(m[2])) if m else None
 
-def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
-    "Evaluation problems of one knowledge-graph edge: sources, knowledge_level/agent_type."
-    if not isinstance(e, dict): yield path, f"must be an object, got {_kind(e)}", 'shape'; return
-    src = e.get('sources')
-    if not isinstance(src, list) or not src: yield f"{path}.sources", 'missing: an edge names its sources (TRAPI >= 1.4)', 'edge.sources'
-    else:
-        n = sum(isinstance(s, dict) and s.get('resource_role') == 'primary_knowledge_source' for s in src)
-        if n != 1: yield f"{path}.sources", f"{n} primary_knowledge_source entries (exactly one expected)", 'edge.sources'
-    if version is not None and version < (1, 5): return
+# %% ../../nbs/15_translator.validate.ipynb #67064b67
+def _check_sources(src: Any, path: str) -> Iterator[tuple[str, str, str]]:
+    "Problems of an edge's `sources`: present, with exactly one primary_knowledge_source."
+    if not isinstance(src, list) or not src:
+        yield f"{path}.sources", 'missing: an edge names its sources (TRAPI >= 1.4)', 'edge.sources'
+        return
+    n = sum(isinstance(s, dict) and s.get('resource_role') == 'primary_knowledge_source' for s in src)
+    if n != 1: yield f"{path}.sources", f"{n} primary_knowledge_source entries (exactly one expected)", 'edge.sources'
+
+# %% ../../nbs/15_translator.validate.ipynb #ff0a8a61
+KL_AT = ('knowledge_level', 'agent_type')
+
+def _check_kl_at(e: dict, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Problems of an edge's knowledge_level / agent_type (attributes in 1.x, properties in 2.0)."
     attrs = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
     for k in KL_AT:
         if version is not None and version[0] >= 2:
@@ -115,8 +155,19 @@ def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, st
         elif f"biolink:{k}" not in attrs and not isinstance(e.get(k), str):
             yield f"{path}.attributes", f"no biolink:{k} attribute", f"edge.{k}"
 
-# %% ../../nbs/15_translator.validate.ipynb #29758e3b
+# %% ../../nbs/15_translator.validate.ipynb #962ed5ae
+def check_edge(e: Any, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
+    "Evaluation problems of one knowledge-graph edge: sources, knowledge_level/agent_type."
+    if not isinstance(e, dict):
+        yield path, f"must be an object, got {_kind(e)}", 'shape'
+        return
+    yield from _check_sources(e.get('sources'), path)
+    if version is not None and version < (1, 5): return
+    yield from _check_kl_at(e, path, version)
+
+# %% ../../nbs/15_translator.validate.ipynb #dd9a5108
 def _kget(d: Any, *keys) -> Any:
+    "d[k1][k2]..., None as soon as a level is not an object."
     for k in keys:
         if not isinstance(d, dict): return None
         d = d.get(k)
@@ -125,6 +176,7 @@ def _kget(d: Any, *keys) -> Any:
 def _items(d: Any) -> list: return list(d.items()) if isinstance(d, dict) else []
 def _list(x: Any) -> list: return x if isinstance(x, list) else []
 
+# %% ../../nbs/15_translator.validate.ipynb #44ee1aef
 def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
     "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}]; None: either)."
     if isinstance(b, dict) and isinstance(b.get('ids'), list):
@@ -135,37 +187,48 @@ def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str
         return [x.get('id') for x in b if isinstance(x, dict) and isinstance(x.get('id'), str)], bad
     return [], [(path, f"must be a list or an object, got {_kind(b)}", 'binding.shape')]
 
-# %% ../../nbs/15_translator.validate.ipynb #d66afc3c
-def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
-    "Auxiliary graphs: each a non-empty list of knowledge-graph edges; edges naming support graphs that exist."
-    for g, ag in aux.items():
-        p, es = f"{base}.auxiliary_graphs.{g}.edges", _kget(ag, 'edges')
-        if not isinstance(es, list) or not es: yield p, 'must be a non-empty list of edge ids', 'auxiliary_graph'
-        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
+# %% ../../nbs/15_translator.validate.ipynb #8eba8e17
+def _dangling_support_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
+    "Knowledge-graph edges whose `biolink:support_graphs` attribute names a graph the message does not have."
     for eid, e in kedges.items():
         for a in _list(_kget(e, 'attributes')):
             if not isinstance(a, dict) or a.get('attribute_type_id') != 'biolink:support_graphs': continue
             vals = a.get('value') if isinstance(a.get('value'), list) else [a.get('value')]
             for x in vals:
                 if x not in aux:
-                    yield f"{base}.knowledge_graph.edges.{eid}", f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling'
+                    p = f"{base}.knowledge_graph.edges.{eid}"
+                    yield p, f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling'
 
-# %% ../../nbs/15_translator.validate.ipynb #7f7a7070
-BINDINGS = (('edge_bindings', 'a knowledge_graph edge', 'edge_binding.dangling'), ('path_bindings', 'an auxiliary graph', 'support_graph.dangling'))
+# %% ../../nbs/15_translator.validate.ipynb #bf9c5017
+def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, str, str]]:
+    "Auxiliary graphs: each a non-empty list of knowledge-graph edges; edges naming support graphs that exist."
+    for g, ag in aux.items():
+        p, es = f"{base}.auxiliary_graphs.{g}.edges", _kget(ag, 'edges')
+        if not isinstance(es, list) or not es: yield p, 'must be a non-empty list of edge ids', 'auxiliary_graph'
+        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
+    yield from _dangling_support_graphs(aux, kedges, base)
 
-def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|None, v2: bool|None) -> Iterator[tuple[str, str, str]]:
+# %% ../../nbs/15_translator.validate.ipynb #61b4276e
+BINDINGS = (('edge_bindings', 'a knowledge_graph edge', 'edge_binding.dangling'),
+            ('path_bindings', 'an auxiliary graph', 'support_graph.dangling'))
+
+# %% ../../nbs/15_translator.validate.ipynb #0f2ebcb7
+def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|None,
+                         v2: bool|None) -> Iterator[tuple[str, str, str]]:
     "An analysis' edge/path bindings (known query edges, their shape, existing targets) and support graphs."
     for kind, what, code in BINDINGS:
         known = kedges if kind == 'edge_bindings' else aux
         for q, b in _items(_kget(a, kind)):
             bp = f"{p}.{kind}.{q}"
-            if qedges is not None and q not in qedges: yield bp, 'binds a query edge/path the query graph does not have', 'edge_binding.qedge'
+            if qedges is not None and q not in qedges:
+                yield bp, 'binds a query edge/path the query graph does not have', 'edge_binding.qedge'
             ids, shape = _ids_of(b, bp, v2)
             yield from shape
             yield from ((bp, f"{x!r} is not {what}", code) for x in ids if x not in known)
     for x in _list(_kget(a, 'support_graphs')):
         if x not in aux: yield f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling'
 
+# %% ../../nbs/15_translator.validate.ipynb #a5ac807b
 def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Edge bindings, path bindings and support graphs that point at nothing; auxiliary graphs' edges."
     kedges, aux = dict(_items(_kget(msg, 'knowledge_graph', 'edges'))), dict(_items(msg.get('auxiliary_graphs')))
@@ -177,66 +240,122 @@ def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str
         for j, a in enumerate(_list(_kget(r, 'analyses'))):
             yield from check_analysis_links(a, f"{base}.results[{i}].analyses[{j}]", kedges, aux, qedges, v2)
 
-# %% ../../nbs/15_translator.validate.ipynb #5ce86d7b
+# %% ../../nbs/15_translator.validate.ipynb #c9e1a0c0
+LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
+
+def _check_log_entry(e: Any, p: str) -> Iterator[tuple[str, str, str]]:
+    "Problems of one log entry: an object with a string message and timestamp and a known level."
+    if not isinstance(e, dict):
+        yield p, f"must be an object, got {_kind(e)}", 'logs'
+        return
+    if not isinstance(e.get('message'), str):
+        yield f"{p}.message", f"must be a string, got {_kind(e.get('message'))}", 'logs'
+    if e.get('level') is not None and e.get('level') not in LOG_LEVELS:
+        yield f"{p}.level", f"must be one of {', '.join(LOG_LEVELS)}, got {e.get('level')!r}", 'logs'
+    if not isinstance(e.get('timestamp'), str):
+        yield f"{p}.timestamp", f"must be a string, got {_kind(e.get('timestamp'))}", 'logs'
+
+# %% ../../nbs/15_translator.validate.ipynb #4c0c9f53
 def check_logs(logs: Any, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Problems of a response's `logs`."
     if logs is None: return
-    if not isinstance(logs, list): yield 'logs', f"must be a list, got {_kind(logs)}", 'logs'; return
-    if not logs and version is not None and version[0] >= 2: yield 'logs', 'TRAPI 2.0 allows no empty logs list (omit it)', 'logs'
-    for i, e in enumerate(logs):
-        if not isinstance(e, dict): yield f"logs[{i}]", f"must be an object, got {_kind(e)}", 'logs'; continue
-        if not isinstance(e.get('message'), str): yield f"logs[{i}].message", f"must be a string, got {_kind(e.get('message'))}", 'logs'
-        if e.get('level') is not None and e.get('level') not in LOG_LEVELS: yield f"logs[{i}].level", f"must be one of {', '.join(LOG_LEVELS)}, got {e.get('level')!r}", 'logs'
-        if not isinstance(e.get('timestamp'), str): yield f"logs[{i}].timestamp", f"must be a string, got {_kind(e.get('timestamp'))}", 'logs'
+    if not isinstance(logs, list):
+        yield 'logs', f"must be a list, got {_kind(logs)}", 'logs'
+        return
+    if not logs and version is not None and version[0] >= 2:
+        yield 'logs', 'TRAPI 2.0 allows no empty logs list (omit it)', 'logs'
+    for i, e in enumerate(logs): yield from _check_log_entry(e, f"logs[{i}]")
 
+# %% ../../nbs/15_translator.validate.ipynb #2f28ddd3
 def evaluation_checks(response: dict, msg: dict, base: str) -> Iterator[tuple[str, str, str]]:
     "All evaluation checks of one response (edges, links, logs)."
     version = _version(response.get('schema_version'))
     yield from check_logs(response.get('logs'), version)
-    for eid, e in (_kget(msg, 'knowledge_graph', 'edges') or {}).items() if isinstance(_kget(msg, 'knowledge_graph', 'edges'), dict) else ():
+    for eid, e in _items(_kget(msg, 'knowledge_graph', 'edges')):
         yield from check_edge(e, f"{base}.knowledge_graph.edges.{eid}", version)
     yield from check_links(msg, base, version)
 
-# %% ../../nbs/15_translator.validate.ipynb #647ec7a2
-def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iterator[tuple]:
-    if not isinstance(response, dict): yield '', f"a TRAPI Response is a JSON object, got {_kind(response)}"; return
+# %% ../../nbs/15_translator.validate.ipynb #eb2f7c87
+def _message_of(response: dict) -> tuple[str, Any]|None:
+    "(JSON path, message) of a plain or ARS-form response; None when it has neither."
+    if 'message' in response: return 'message', response['message']
     data = response.get('fields', {}).get('data') if isinstance(response.get('fields'), dict) else None
-    if 'message' in response: base, msg = 'message', response['message']
-    elif isinstance(data, dict) and 'message' in data: base, msg = 'fields.data.message', data['message']
-    else: yield '', 'no "message" (nor the ARS form fields.data.message)'; return
-    if not isinstance(msg, dict): yield base, f"must be an object, got {_kind(msg)}"; return
-    sv = response.get('schema_version')
-    major = sv.strip()[:1] if isinstance(sv, str) and sv.strip()[:1] in ('1', '2') else None
-    qg = msg.get('query_graph')
+    if isinstance(data, dict) and 'message' in data: return 'fields.data.message', data['message']
+    return None
+
+# %% ../../nbs/15_translator.validate.ipynb #fae1322d
+def _major(sv: Any) -> str|None:
+    "The TRAPI major version ('1' or '2') a `schema_version` declares, else None."
+    return sv.strip()[:1] if isinstance(sv, str) and sv.strip()[:1] in ('1', '2') else None
+
+# %% ../../nbs/15_translator.validate.ipynb #34783b23
+def _check_kg(kg: Any, base: str) -> Iterator[tuple[str, str]]:
+    "Shape problems of a message's knowledge_graph (absent is fine)."
+    if kg is None: return
+    if not isinstance(kg, dict):
+        yield f"{base}.knowledge_graph", f"must be an object, got {_kind(kg)}"
+        return
+    for key in ('nodes', 'edges'):
+        if not isinstance(kg.get(key), dict):
+            yield f"{base}.knowledge_graph.{key}", f"must be an object, got {_kind(kg.get(key))}"
+
+# %% ../../nbs/15_translator.validate.ipynb #bc85bc1f
+def _check_message(msg: dict, base: str, major: str|None, slots: Sequence[str]) -> Iterator[tuple[str, str]]:
+    "Shape problems of a message: its knowledge graph, then its results (absent or null is fine, not another type)."
+    qg, kg, results = msg.get('query_graph'), msg.get('knowledge_graph'), msg.get('results')
     qnodes = set(qg['nodes']) if isinstance(qg, dict) and isinstance(qg.get('nodes'), dict) else None
-    kg, knodes = msg.get('knowledge_graph'), None
-    if kg is not None:
-        if not isinstance(kg, dict): yield f"{base}.knowledge_graph", f"must be an object, got {_kind(kg)}"
-        else:
-            for key in ('nodes', 'edges'):
-                if not isinstance(kg.get(key), dict): yield f"{base}.knowledge_graph.{key}", f"must be an object, got {_kind(kg.get(key))}"
-            knodes = kg['nodes'] if isinstance(kg.get('nodes'), dict) else None
-    results = msg.get('results')
+    knodes = kg['nodes'] if isinstance(kg, dict) and isinstance(kg.get('nodes'), dict) else None
+    yield from _check_kg(kg, base)
     if isinstance(results, list):
         for i, r in enumerate(results): yield from check_result(r, f"{base}.results[{i}]", major, qnodes, slots, knodes)
     elif results is not None: yield f"{base}.results", f"must be a list, got {_kind(results)}"
+
+# %% ../../nbs/15_translator.validate.ipynb #2ab4d888
+def _problems(response: Any, slots: Sequence[str]=(), checks: bool=True) -> Iterator[tuple]:
+    "(path, message[, code]) of each problem of one response: shapes first, then the evaluation checks."
+    if not isinstance(response, dict):
+        yield '', f"a TRAPI Response is a JSON object, got {_kind(response)}"
+        return
+    found = _message_of(response)
+    if found is None:
+        yield '', 'no "message" (nor the ARS form fields.data.message)'
+        return
+    base, msg = found
+    if not isinstance(msg, dict):
+        yield base, f"must be an object, got {_kind(msg)}"
+        return
+    yield from _check_message(msg, base, _major(response.get('schema_version')), slots)
     if checks: yield from evaluation_checks(response, msg, base)
 
-def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit: int|None=20, checks: bool=True) -> list[Problem]:
-    "Problems of one TRAPI Response (plain or ARS form; shapes, and with `checks` the evaluation checks): at most `limit`, then a count."
+# %% ../../nbs/15_translator.validate.ipynb #c3693e13
+def validate_response(response: Any, uid: str='', slots: Sequence[str]=(), limit: int|None=20,
+                      checks: bool=True) -> list[Problem]:
+    ("Problems of one TRAPI Response (plain or ARS form; shapes, and with `checks` the evaluation checks): "
+     "at most `limit`, then a count.")
     gen = _problems(response, slots, checks)
     out = [Problem(uid, *t) for t in itertools.islice(gen, limit)]
     more = sum(1 for _ in gen)
     return out + ([Problem(uid, '', f"... and {more} more problem(s)")] if more else [])
 
-# %% ../../nbs/15_translator.validate.ipynb #90dce2fb
+# %% ../../nbs/15_translator.validate.ipynb #b3447ec3
+def _summary_key(p: Problem) -> tuple[str, str]:
+    "(path pattern, message pattern) of a problem: indices, edge/graph ids and quoted ids replaced."
+    path = re.sub(r'\[\d+\]', '[*]', p.path)
+    path = re.sub(r'(\.(?:edges|auxiliary_graphs)\.)[^.\[]+', r'\1*', path)   # edge / graph ids
+    msg = re.sub(r"support graph '[^']*'", "support graph '…'", p.message)
+    return path, re.sub(r"'[^']*' is not (a|an) ", r"'…' is not \1 ", msg)
+
+# %% ../../nbs/15_translator.validate.ipynb #af0a7945
+_SUMMARY_COLUMNS = ['path', 'problem', 'count', 'responses', 'example_uid']
+
 def problem_summary(problems: Sequence[Problem]) -> pd.DataFrame:
     "Problems grouped by (path pattern, message): how many, in how many responses, one example uid."
     rows = Counter()
     uids, example = {}, {}
     for p in problems:
-        path = re.sub(r'(\.(?:edges|auxiliary_graphs)\.)[^.\[]+', r'\1*', re.sub(r'\[\d+\]', '[*]', p.path))   # edge / graph ids
-        key = (path, re.sub(r"'[^']*' is not (a|an) ", r"'…' is not \1 ", re.sub(r"support graph '[^']*'", "support graph '…'", p.message)))
-        rows[key] += 1; uids.setdefault(key, set()).add(p.uid); example.setdefault(key, p.uid)
-    return pd.DataFrame([{'path': k[0], 'problem': k[1], 'count': n, 'responses': len(uids[k]), 'example_uid': example[k]}
-                         for k, n in rows.most_common()], columns=['path', 'problem', 'count', 'responses', 'example_uid'])
+        key = _summary_key(p)
+        rows[key] += 1
+        uids.setdefault(key, set()).add(p.uid)
+        example.setdefault(key, p.uid)
+    return pd.DataFrame([{'path': k[0], 'problem': k[1], 'count': n, 'responses': len(uids[k]),
+                          'example_uid': example[k]} for k, n in rows.most_common()], columns=_SUMMARY_COLUMNS)
