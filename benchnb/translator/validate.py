@@ -148,7 +148,11 @@ KL_AT = ('knowledge_level', 'agent_type')
 
 def _check_kl_at(e: dict, path: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
     "Problems of an edge's knowledge_level / agent_type (attributes in 1.x, properties in 2.0)."
-    attrs = {a.get('attribute_type_id') for a in e.get('attributes') or [] if isinstance(a, dict)}
+    raw = e.get('attributes')
+    if raw is not None and not isinstance(raw, list):
+        yield f"{path}.attributes", f"must be a list, got {_kind(raw)}", 'edge.attributes'
+    types = [a.get('attribute_type_id') for a in (raw if isinstance(raw, list) else []) if isinstance(a, dict)]
+    attrs = {t for t in types if isinstance(t, str)}
     for k in KL_AT:
         if version is not None and version[0] >= 2:
             if not isinstance(e.get(k), str): yield f"{path}.{k}", f"missing: TRAPI 2.0 edges carry {k}", f"edge.{k}"
@@ -176,6 +180,12 @@ def _kget(d: Any, *keys) -> Any:
 def _items(d: Any) -> list: return list(d.items()) if isinstance(d, dict) else []
 def _list(x: Any) -> list: return x if isinstance(x, list) else []
 
+# %% ../../nbs/15_translator.validate.ipynb #eecf33c4
+def _absent(x: Any, known: Mapping) -> bool:
+    "True unless `x` is a string key of `known`."
+    return not isinstance(x, str) or x not in known
+
+
 # %% ../../nbs/15_translator.validate.ipynb #44ee1aef
 def _ids_of(b: Any, path: str, v2: bool|None) -> tuple[list[str], list[tuple[str, str, str]]]:
     "Ids of an edge/path binding and its shape problems (2.0: {ids}; 1.x: [{id}]; None: either)."
@@ -195,7 +205,7 @@ def _dangling_support_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tup
             if not isinstance(a, dict) or a.get('attribute_type_id') != 'biolink:support_graphs': continue
             vals = a.get('value') if isinstance(a.get('value'), list) else [a.get('value')]
             for x in vals:
-                if x not in aux:
+                if _absent(x, aux):
                     p = f"{base}.knowledge_graph.edges.{eid}"
                     yield p, f"support graph {x!r} is not an auxiliary graph", 'support_graph.dangling'
 
@@ -205,7 +215,7 @@ def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, 
     for g, ag in aux.items():
         p, es = f"{base}.auxiliary_graphs.{g}.edges", _kget(ag, 'edges')
         if not isinstance(es, list) or not es: yield p, 'must be a non-empty list of edge ids', 'auxiliary_graph'
-        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if x not in kedges)
+        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if _absent(x, kedges))
     yield from _dangling_support_graphs(aux, kedges, base)
 
 # %% ../../nbs/15_translator.validate.ipynb #61b4276e
@@ -226,7 +236,7 @@ def check_analysis_links(a: Any, p: str, kedges: dict, aux: dict, qedges: set|No
             yield from shape
             yield from ((bp, f"{x!r} is not {what}", code) for x in ids if x not in known)
     for x in _list(_kget(a, 'support_graphs')):
-        if x not in aux: yield f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling'
+        if _absent(x, aux): yield f"{p}.support_graphs", f"{x!r} is not an auxiliary graph", 'support_graph.dangling'
 
 # %% ../../nbs/15_translator.validate.ipynb #a5ac807b
 def check_links(msg: dict, base: str, version: tuple|None) -> Iterator[tuple[str, str, str]]:
