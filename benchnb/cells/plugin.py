@@ -49,7 +49,7 @@ def stage(msg: str) -> None:
     "One progress line on stderr (off with BENCHNB_PROGRESS=0)."
     if progress_mode() != 'off': print(f"benchnb: cells run: {msg}", file=sys.stderr, flush=True)
 
-# %% ../../nbs/29_cells.cli.ipynb #699a2e4a
+# %% ../../nbs/29_cells.cli.ipynb #c2c8099c
 def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
     "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
     from benchnb.cells.metrics import check_knn_method
@@ -108,7 +108,7 @@ def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str
     rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
     return _aggregate_rows(agg) if aggregate else rows
 
-# %% ../../nbs/29_cells.cli.ipynb #7aee93a4
+# %% ../../nbs/29_cells.cli.ipynb #292e34ee
 _RUN_EPILOG = ("\b\nExample:\n"
                "  benchnb cells run data.h5ad -e X_scvi -l cell_type -b batch --baseline pca -o results.json")
 _ADATA_HELP = "AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."
@@ -121,7 +121,7 @@ _R_TASKS = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks "
 _R_BASELINE = typer.Option(None, '--baseline',
                            help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated.")
 
-# %% ../../nbs/29_cells.cli.ipynb #3cc62e42
+# %% ../../nbs/29_cells.cli.ipynb #f3710f6f
 _R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA).")
 _R_SEEDS = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed').")
 _R_AGGREGATE = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric.")
@@ -151,7 +151,7 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(json.dumps(rows, indent=2))
 
-# %% ../../nbs/29_cells.cli.ipynb #29ac2d4e
+# %% ../../nbs/29_cells.cli.ipynb #bafc5269
 _S_ADATA = typer.Argument(..., help=_ADATA_HELP)
 _S_EMB = typer.Option(..., '--embedding', '-e',
                       help="obsm key(s) of the embeddings to score (repeat or comma-separate).")
@@ -204,7 +204,7 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
             typer.echo(f"{n}\t{','.join(sorted(e.tags))}\t{e.meta['description']}")
     else: raise DataError("list what? 'tasks' or 'metrics'", field='what', value=what)
 
-# %% ../../nbs/29_cells.cli.ipynb #9609171d
+# %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
 _FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."
 _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs random embedding, UMAPs, "
                 "perturbation demo")
