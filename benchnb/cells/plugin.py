@@ -132,7 +132,13 @@ _R_KNN = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
 _R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
 
-# %% ../../nbs/29_cells.cli.ipynb #64b88967
+# %% ../../nbs/29_cells.cli.ipynb #1f0e2250
+def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None) -> str:
+    "The progress line announcing what `cells run` evaluates."
+    with_bl = f" + baseline {baseline}" if baseline else ''
+    return f"{n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{with_bl} ..."
+
+# %% ../../nbs/29_cells.cli.ipynb #33dcee80
 @cli.command('run', epilog=_RUN_EPILOG)
 def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
             batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
@@ -141,11 +147,9 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter()
     stage(f"reading {adata}")
-    seed_list = check_options(tasks, knn_method, seeds, batch)       # before the (slow) read
-    bl = _check_baseline(baseline)
+    seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
     data, embs = _read_dataset(adata, embedding, knn_method)
-    with_bl = f" + baseline {baseline}" if baseline else ''
-    stage(f"{data.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{with_bl} ...")
+    stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch, tasks, bl, seed, seed_list, aggregate, extras)
     if out: write_json(out, rows)
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")

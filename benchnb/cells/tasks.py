@@ -132,10 +132,12 @@ def neighbors(self: CellDataset, model: str, k: int) -> Neighbors:
 @patch
 def label_silhouettes(self: CellDataset, model: str, key: str) -> np.ndarray:
     "Per-cell silhouettes of `obs[key]` on `model`'s embedding, computed once and shared by the tasks."
-    X = self.get_output(model, DataType.EMBEDDING); cache = self.__dict__.setdefault('_sil', {})
+    X = self.get_output(model, DataType.EMBEDDING)
+    cache = self.__dict__.setdefault('_sil', {})
     hit = cache.get((model, key))
     if hit is None or hit[0] is not X:
-        t = time.perf_counter(); hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key)))
+        t = time.perf_counter()
+        hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key)))
         log.info("label silhouettes of %s for %s: %.1f s", key, model, time.perf_counter() - t)
     return hit[1]
 
@@ -355,7 +357,8 @@ def _compute_metrics(self: MetadataLabelPredictionTask) -> list[MetricResult]:
 @patch
 def set_baseline(self: MetadataLabelPredictionTask, data: CellDataset, layer: str|None=None, **kwargs) -> np.ndarray:
     "Raw expression (densified) as the baseline features, stored as model `baseline_expression`."
-    a = data.get_input(DataType.ANNDATA); X = a.layers[layer] if layer else a.X
+    a = data.get_input(DataType.ANNDATA)
+    X = a.layers[layer] if layer else a.X
     return data.set_output(EXPRESSION_BASELINE, DataType.EMBEDDING, X.toarray() if sp.issparse(X) else np.asarray(X))
 
 # %% ../../nbs/21_cells.tasks.ipynb #6ff574f8
