@@ -23,11 +23,13 @@ __all__ = ['log', 'AGGREGATIONS', 'SequentialOrganizationTask', 'aggregate_cells
 # %% ../../nbs/23_cells.newer_tasks.ipynb #b142d9a0
 log = get_logger('cells.newer_tasks')
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #9ae0cbdd
+# %% ../../nbs/23_cells.newer_tasks.ipynb #dbeeaae9
 class SequentialOrganizationTask(BaseTask):
     "Time-ordered cells: label silhouette over time points and sequential alignment of kNN neighbourhoods."
-    name = 'sequential'; display_name = 'sequential organization'
-    def __init__(self, label_key: str, k: int=15, normalize: bool=True, adaptive_k: bool=False, *, random_seed: int=42):
+    name = 'sequential'
+    display_name = 'sequential organization'
+    def __init__(self, label_key: str, k: int=15, normalize: bool=True, adaptive_k: bool=False, *,
+                 random_seed: int=42):
         super().__init__(random_seed=random_seed)
         if k <= 0: raise DataError("k must be a positive integer", field='k', value=k)
         self.label_key, self.k, self.normalize, self.adaptive_k = label_key, k, normalize, adaptive_k
@@ -37,29 +39,34 @@ class SequentialOrganizationTask(BaseTask):
         self.labels = time_labels(data.get_input(DataType.METADATA)[self.label_key].to_numpy(), f"obs/{self.label_key}")
         self.nbrs = data.neighbors(model, self.k + 1) if not self.adaptive_k and data.n_obs > self.k else None
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #9a5deabd
+# %% ../../nbs/23_cells.newer_tasks.ipynb #73ae7c15
 @patch
 def _compute_metrics(self: SequentialOrganizationTask) -> list[MetricResult]:
     sil = compute_metric(MetricType.SILHOUETTE_SCORE, X=self.embedding, labels=self.labels)
-    seq = sequential_alignment_score(self.embedding, self.labels, self.k, self.normalize, self.adaptive_k, seed=self.random_seed, nbrs=self.nbrs)
+    seq = sequential_alignment_score(self.embedding, self.labels, self.k, self.normalize, self.adaptive_k,
+                                     seed=self.random_seed, nbrs=self.nbrs)
     return [metric_result(MetricType.SILHOUETTE_SCORE, sil), metric_result(MetricType.SEQUENTIAL_ALIGNMENT, seq)]
 
 tasks.register(SequentialOrganizationTask.name, SequentialOrganizationTask, tags=['single', 'sequential'], replace=True,
                description=SequentialOrganizationTask.display_name)
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #05c98f21
+# %% ../../nbs/23_cells.newer_tasks.ipynb #24d041ee
 AGGREGATIONS = ('mean', 'median', 'none')
 
-def aggregate_cells_to_samples(X: Any, labels: Any, sample_ids: Any, method: str='mean') -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def aggregate_cells_to_samples(X: Any, labels: Any, sample_ids: Any,
+                               method: str='mean') -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Per sample (sorted ids): the mean/median embedding of its cells and the label of its first cell."
-    if method not in ('mean', 'median'): raise DataError(f"aggregation is 'mean' or 'median' here, got {method!r}", field='aggregation', value=method)
-    X = as_embedding(X); ids, labels = np.asarray(sample_ids), np.asarray(labels)
-    if not len(X) == len(ids) == len(labels): raise DataError(f"{len(X)} cells, {len(labels)} labels, {len(ids)} sample ids", field='sample_ids')
+    if method not in ('mean', 'median'):
+        raise DataError(f"aggregation is 'mean' or 'median' here, got {method!r}", field='aggregation', value=method)
+    X = as_embedding(X)
+    ids, labels = np.asarray(sample_ids), np.asarray(labels)
+    if not len(X) == len(ids) == len(labels):
+        raise DataError(f"{len(X)} cells, {len(labels)} labels, {len(ids)} sample ids", field='sample_ids')
     agg = pd.DataFrame(X).groupby(ids).agg(method)
     first = pd.Series(labels).groupby(ids).first().reindex(agg.index)
     return agg.to_numpy(), first.to_numpy(), agg.index.to_numpy()
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #bc4d032f
+# %% ../../nbs/23_cells.newer_tasks.ipynb #1c66ce12
 def make_cross_species_classifiers(seed: int=42) -> dict:
     "Upstream's cross-species classifiers, keyed lr, knn, rf (in that order)."
     from sklearn.pipeline import Pipeline
@@ -67,28 +74,38 @@ def make_cross_species_classifiers(seed: int=42) -> dict:
     from sklearn.linear_model import LogisticRegression
     from sklearn.neighbors import KNeighborsClassifier
     from sklearn.ensemble import RandomForestClassifier
-    return {'lr': Pipeline([('scaler', StandardScaler()), ('lr', LogisticRegression(max_iter=1000, random_state=seed))]),
+    lr = LogisticRegression(max_iter=1000, random_state=seed)
+    return {'lr': Pipeline([('scaler', StandardScaler()), ('lr', lr)]),
             'knn': Pipeline([('scaler', StandardScaler()), ('knn', KNeighborsClassifier(n_neighbors=5))]),
             'rf': Pipeline([('rf', RandomForestClassifier(n_estimators=100, random_state=seed))])}
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #4af56d05
+# %% ../../nbs/23_cells.newer_tasks.ipynb #08d824b7
 class CrossSpeciesLabelPredictionTask(BaseTask):
     "Label prediction within each species (CV) and across species (train on A, test on B): lr, knn, rf."
-    name = 'cross_species_label_prediction'; display_name = 'cross-species label prediction'
-    required_inputs = frozenset({DataType.METADATA, DataType.ORGANISM}); requires_multiple_datasets = True
+    name = 'cross_species_label_prediction'
+    display_name = 'cross-species label prediction'
+    required_inputs = frozenset({DataType.METADATA, DataType.ORGANISM})
+    requires_multiple_datasets = True
     def __init__(self, label_key: str, sample_key: str|None=None, aggregation: str='mean', n_folds: int=5,
                  n_jobs: int|None=-1, *, random_seed: int=42):
         super().__init__(random_seed=random_seed)
-        if aggregation not in AGGREGATIONS: raise DataError(f"aggregation is one of {', '.join(AGGREGATIONS)}", field='aggregation', value=aggregation)
+        if aggregation not in AGGREGATIONS:
+            raise DataError(f"aggregation is one of {', '.join(AGGREGATIONS)}", field='aggregation', value=aggregation)
         if n_folds < 2: raise DataError("n_folds must be at least 2", field='n_folds', value=n_folds)
-        self.label_key, self.sample_key, self.aggregation, self.n_folds, self.n_jobs = label_key, sample_key, aggregation, n_folds, n_jobs
-    def set_baseline(self, *a, **kw): raise NotImplementedError("no baseline for cross-species label prediction (as upstream)")
+        self.label_key, self.sample_key, self.aggregation = label_key, sample_key, aggregation
+        self.n_folds, self.n_jobs = n_folds, n_jobs
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #51ea309a
+# %% ../../nbs/23_cells.newer_tasks.ipynb #4cf6c270
+@patch
+def set_baseline(self: CrossSpeciesLabelPredictionTask, *a, **kw):
+    raise NotImplementedError("no baseline for cross-species label prediction (as upstream)")
+
+# %% ../../nbs/23_cells.newer_tasks.ipynb #585ba672
 @patch
 def _species_data(self: CrossSpeciesLabelPredictionTask, d: CellDataset, model: str, aggregation: str) -> tuple:
     "(embedding, labels, species, sample ids or None) of one dataset, aggregated per sample if asked."
-    X, labels, species = d.get_output(model, DataType.EMBEDDING), d.obs_column(self.label_key), str(d.get_input(DataType.ORGANISM))
+    X, labels = d.get_output(model, DataType.EMBEDDING), d.obs_column(self.label_key)
+    species = str(d.get_input(DataType.ORGANISM))
     ids = None
     if self.sample_key:
         d.obs_column(self.sample_key)                   # existence and missing values, named errors
@@ -96,62 +113,100 @@ def _species_data(self: CrossSpeciesLabelPredictionTask, d: CellDataset, model: 
     if aggregation != 'none': X, labels, ids = aggregate_cells_to_samples(X, labels, ids, aggregation)
     return X, labels, species, ids
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #ef693d8f
+# %% ../../nbs/23_cells.newer_tasks.ipynb #76a883d9
+@patch
+def _cv_folds(self: CrossSpeciesLabelPredictionTask, X: np.ndarray, y: np.ndarray, ids, species: str) -> list:
+    "Shuffled, seeded `n_folds` splits within one species, grouped by sample ids when there are any."
+    from sklearn.model_selection import StratifiedKFold, StratifiedGroupKFold
+    kind = StratifiedKFold if ids is None else StratifiedGroupKFold
+    sel = kind(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed)
+    try: return list(sel.split(X, y, groups=ids))
+    except ValueError as e:
+        raise DataError(f"cannot make {self.n_folds} folds for species {species}: {e}",
+                        field='n_folds', value=self.n_folds) from None
+
+# %% ../../nbs/23_cells.newer_tasks.ipynb #116fc711
+@patch
+def _cross_codes(self: CrossSpeciesLabelPredictionTask, cats: pd.Categorical, lb: np.ndarray,
+                 sa: str, sb: str) -> np.ndarray:
+    "Codes of test species `sb`'s labels `lb` over the classes `cats` of training species `sa`."
+    yb = pd.Categorical(lb.astype(str), categories=cats.categories).codes
+    if (yb < 0).any():
+        unseen = sorted(map(str, set(lb[yb < 0])))
+        raise DataError(f"test species {sb} has label(s) {unseen} that training species {sa} lacks",
+                        field=f"obs/{self.label_key}")
+    return yb
+
+# %% ../../nbs/23_cells.newer_tasks.ipynb #8e56c08f
 @patch
 def _jobs(self: CrossSpeciesLabelPredictionTask, A: tuple, B: tuple) -> list[tuple]:
     "(train, test, classifier, split, clf, X, y, train_idx, test_idx, binary) for one ordered species pair."
-    from sklearn.model_selection import StratifiedKFold, StratifiedGroupKFold
     (Xa, la, sa, ia), (Xb, lb, sb, _) = A, B
-    cats = pd.Categorical(la.astype(str)); binary = len(cats.categories) == 2
+    cats = pd.Categorical(la.astype(str))
+    binary = len(cats.categories) == 2
     if sa == sb:
-        y = cats.codes.astype(np.int64); X = Xa
-        sel = (StratifiedKFold if ia is None else StratifiedGroupKFold)(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed)
-        try: folds = list(sel.split(Xa, y, groups=ia))
-        except ValueError as e: raise DataError(f"cannot make {self.n_folds} folds for species {sa}: {e}", field='n_folds', value=self.n_folds) from None
+        X, y = Xa, cats.codes.astype(np.int64)
+        folds = self._cv_folds(Xa, y, ia, sa)
     else:
-        yb = pd.Categorical(lb.astype(str), categories=cats.categories).codes
-        if (yb < 0).any(): raise DataError(f"test species {sb} has label(s) {sorted(map(str, set(lb[yb < 0])))} that training species {sa} lacks", field=f"obs/{self.label_key}")
+        yb = self._cross_codes(cats, lb, sa, sb)
         X, y = np.vstack([Xa, Xb]), np.r_[cats.codes, yb].astype(np.int64)
         folds = [(np.arange(len(Xa)), np.arange(len(Xa), len(X)))]
-    return [(sa, sb, n, i, clf, X, y, tr, te, binary) for n, clf in make_cross_species_classifiers(self.random_seed).items()
-            for i, (tr, te) in enumerate(folds)]
+    clfs = make_cross_species_classifiers(self.random_seed)
+    return [(sa, sb, n, i, clf, X, y, tr, te, binary) for n, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #60063b92
+# %% ../../nbs/23_cells.newer_tasks.ipynb #e94062bf
 def _score_job(sa, sb, n, i, clf, X, y, tr, te, binary) -> dict:
     try: scores = fold_scores(clf, X, y, tr, te, binary)
-    except ValueError as e: raise DataError(f"{n} trained on {sa}, tested on {sb} (split {i}): {e}", field='labels') from None
+    except ValueError as e:
+        raise DataError(f"{n} trained on {sa}, tested on {sb} (split {i}): {e}", field='labels') from None
     return {'classifier': n, 'split': i, 'train_species': sa, 'test_species': sb, **scores}
 
+# %% ../../nbs/23_cells.newer_tasks.ipynb #74707f89
+@patch
+def _aggregation_used(self: CrossSpeciesLabelPredictionTask) -> str:
+    "`aggregation`, or 'none' (with a warning) when there is no sample column to aggregate over."
+    if self.aggregation != 'none' and not self.sample_key:
+        log.warning("aggregation %r needs sample ids but no sample column was given: "
+                    "not aggregating (aggregation='none')", self.aggregation)
+        return 'none'
+    return self.aggregation
+
+# %% ../../nbs/23_cells.newer_tasks.ipynb #c5b40b3c
 @patch
 def _run_task(self: CrossSpeciesLabelPredictionTask, data: list[CellDataset], model: str):
     import itertools
-    if len(data) < 2: raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets', value=len(data))
+    if len(data) < 2:
+        raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets', value=len(data))
     species = [str(d.get_input(DataType.ORGANISM)) for d in data]
-    if len(set(species)) < len(species): raise DataError(f"species must differ between datasets, got {species}", field='organism')
-    agg = self.aggregation
-    if agg != 'none' and not self.sample_key:
-        log.warning("aggregation %r needs sample ids but no sample column was given: not aggregating (aggregation='none')", agg); agg = 'none'
+    if len(set(species)) < len(species):
+        raise DataError(f"species must differ between datasets, got {species}", field='organism')
+    agg = self._aggregation_used()
     prep = [self._species_data(d, model, agg) for d in data]
     jobs = [j for A, B in itertools.product(prep, prep) for j in self._jobs(A, B)]
     # scheduled as label prediction: forests one by one on all cores, lr/knn fits in threads
     rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(*j[:4], clf, *j[5:])) for j in jobs], self.n_jobs)
     self.results = pd.DataFrame(rows)
 
-# %% ../../nbs/23_cells.newer_tasks.ipynb #e03fad72
-_CV_TYPES = dict(accuracy=MetricType.MEAN_FOLD_ACCURACY, f1=MetricType.MEAN_FOLD_F1_SCORE, precision=MetricType.MEAN_FOLD_PRECISION,
-                 recall=MetricType.MEAN_FOLD_RECALL, auroc=MetricType.MEAN_FOLD_AUROC)
-_XS_TYPES = dict(accuracy=MetricType.ACCURACY, f1=MetricType.F1_SCORE, precision=MetricType.PRECISION, recall=MetricType.RECALL, auroc=MetricType.AUROC)
+# %% ../../nbs/23_cells.newer_tasks.ipynb #e2ce6c93
+_CV_TYPES = dict(accuracy=MetricType.MEAN_FOLD_ACCURACY, f1=MetricType.MEAN_FOLD_F1_SCORE,
+                 precision=MetricType.MEAN_FOLD_PRECISION, recall=MetricType.MEAN_FOLD_RECALL,
+                 auroc=MetricType.MEAN_FOLD_AUROC)
+_XS_TYPES = dict(accuracy=MetricType.ACCURACY, f1=MetricType.F1_SCORE, precision=MetricType.PRECISION,
+                 recall=MetricType.RECALL, auroc=MetricType.AUROC)
 
+# %% ../../nbs/23_cells.newer_tasks.ipynb #477a0fbf
 @patch
 def _compute_metrics(self: CrossSpeciesLabelPredictionTask) -> list[MetricResult]:
     out = []
     for (sa, sb), g in self.results.groupby(['train_species', 'test_species']):
-        types = _CV_TYPES if sa == sb else _XS_TYPES
-        out += [metric_result(t, g[c].mean(), train_species=sa, test_species=sb, classifier='MEAN(lr,knn,rf)') for c, t in types.items()]
+        types, pair = _CV_TYPES if sa == sb else _XS_TYPES, dict(train_species=sa, test_species=sb)
+        out += [metric_result(t, g[c].mean(), **pair, classifier='MEAN(lr,knn,rf)') for c, t in types.items()]
         for clf in g['classifier'].unique():
             gc = g[g['classifier'] == clf]
-            out += [metric_result(t, gc[c].mean() if sa == sb else gc[c].iloc[0], train_species=sa, test_species=sb, classifier=clf) for c, t in types.items()]
+            out += [metric_result(t, gc[c].mean() if sa == sb else gc[c].iloc[0], **pair, classifier=clf)
+                    for c, t in types.items()]
     return out
 
+# %% ../../nbs/23_cells.newer_tasks.ipynb #8cf80fb4
 tasks.register(CrossSpeciesLabelPredictionTask.name, CrossSpeciesLabelPredictionTask, tags=['multi'], replace=True,
                description=CrossSpeciesLabelPredictionTask.display_name)

@@ -23,82 +23,141 @@ __all__ = ['log', 'DE_KEY', 'CONTROL_MAP_KEY', 'wilcoxon_z', 'top_de_genes', 'pe
            'make_perturbation_expression_data', 'predicted_effects', 'prediction_matrix',
            'PerturbationExpressionPredictionTask']
 
-# %% ../../nbs/22_cells.perturbation.ipynb #13e5ea11
+# %% ../../nbs/22_cells.perturbation.ipynb #88533d15
 log = get_logger('cells.perturbation')
 
 def wilcoxon_z(group: np.ndarray, ref: np.ndarray) -> np.ndarray:
     "Per-gene Wilcoxon rank-sum z of `group` (cells × genes) against `ref` (scanpy's score, no tie correction)."
     g, r = np.asarray(group, np.float64), np.asarray(ref, np.float64)
-    if g.shape[1] != r.shape[1]: raise DataError(f"{g.shape[1]} genes in the group but {r.shape[1]} in the reference", field='genes')
+    if g.shape[1] != r.shape[1]:
+        raise DataError(f"{g.shape[1]} genes in the group but {r.shape[1]} in the reference", field='genes')
     ng, nc = len(g), len(r)
     R = rankdata(np.vstack([g, r]), axis=0)[:ng].sum(0)
     return (R - ng * (ng + nc + 1) / 2) / np.sqrt(ng * nc * (ng + nc + 1) / 12)
 
-# %% ../../nbs/22_cells.perturbation.ipynb #e1639727
+# %% ../../nbs/22_cells.perturbation.ipynb #185914ee
 def top_de_genes(z: np.ndarray, genes: Sequence[str], n: int) -> list[str]:
     "The `n` genes with the highest (signed) z, ties in gene order."
     return [genes[i] for i in np.argsort(-np.asarray(z), kind='stable')[:n]]
 
+# %% ../../nbs/22_cells.perturbation.ipynb #caca6e2e
+def _mse_pearson(tm: pd.Series, pm: pd.Series, cm: pd.Series, subset: str) -> list[MetricResult]:
+    "MSE(t̄, p̄) and Pearson r(t̄ − c̄, p̄ − c̄), tagged with `subset`."
+    M = MetricType
+    mse = compute_metric(M.MEAN_SQUARED_ERROR, y_true=tm, y_pred=pm)
+    out = [metric_result(M.MEAN_SQUARED_ERROR, mse, subset=subset)]
+    r = compute_metric(M.PEARSON_CORRELATION, x=tm - cm, y=pm - cm)
+    return out + [metric_result(M.PEARSON_CORRELATION, r, subset=subset)]
+
+# %% ../../nbs/22_cells.perturbation.ipynb #17c16eb6
+def _de_jaccard(zt: np.ndarray, zp: np.ndarray, genes: Sequence[str], n: int) -> MetricResult:
+    "Jaccard of the top-`n` DE gene sets of truth (`zt`) and prediction (`zp`), subset `top<n>`."
+    top_t, top_p = set(top_de_genes(zt, genes, n)), set(top_de_genes(zp, genes, n))
+    return metric_result(MetricType.JACCARD, compute_metric(MetricType.JACCARD, y_true=top_t, y_pred=top_p),
+                         subset=f"top{n}")
+
+# %% ../../nbs/22_cells.perturbation.ipynb #0aa0beaa
 def perturbation_metrics(truth: pd.DataFrame, pred: pd.DataFrame, ctrl: pd.DataFrame) -> list[MetricResult]:
     "MSE and Δ-Pearson on all/top20/top100 genes, Jaccard of top-20/100 DE sets (upstream PerturbationTask)."
     genes = [g for g in truth.columns if g in set(pred.columns) & set(ctrl.columns)]
-    if len(genes) < 2: raise DataError(f"only {len(genes)} gene(s) shared by truth, prediction and control", field='genes')
+    if len(genes) < 2:
+        raise DataError(f"only {len(genes)} gene(s) shared by truth, prediction and control", field='genes')
     t, p, c = truth[genes].to_numpy(float), pred[genes].to_numpy(float), ctrl[genes].to_numpy(float)
     zt, zp = wilcoxon_z(t, c), wilcoxon_z(p, c)
     tm, pm, cm = (pd.Series(m.mean(0), index=genes) for m in (t, p, c))
     out = []
-    for subset, gs in [('all', genes), ('top20', top_de_genes(zt, genes, 20)), ('top100', top_de_genes(zt, genes, 100))]:
-        out += [metric_result(MetricType.MEAN_SQUARED_ERROR, compute_metric(MetricType.MEAN_SQUARED_ERROR, y_true=tm[gs], y_pred=pm[gs]), subset=subset),
-                metric_result(MetricType.PEARSON_CORRELATION, compute_metric(MetricType.PEARSON_CORRELATION, x=tm[gs] - cm[gs], y=pm[gs] - cm[gs]), subset=subset)]
-    for n in (20, 100):
-        out.append(metric_result(MetricType.JACCARD, compute_metric(MetricType.JACCARD, y_true=set(top_de_genes(zt, genes, n)), y_pred=set(top_de_genes(zp, genes, n))), subset=f"top{n}"))
+    subsets = [('all', genes), ('top20', top_de_genes(zt, genes, 20)), ('top100', top_de_genes(zt, genes, 100))]
+    for subset, gs in subsets: out += _mse_pearson(tm[gs], pm[gs], cm[gs], subset)
+    for n in (20, 100): out.append(_de_jaccard(zt, zp, genes, n))
     return out
 
-# %% ../../nbs/22_cells.perturbation.ipynb #1f303ed6
-def make_perturbation_data(n_genes: int=300, n_ctrl: int=200, n_cells: int=80, n_conditions: int=3, n_de: int=40, seed: int=0):
+# %% ../../nbs/22_cells.perturbation.ipynb #74c32976
+def _log_counts(rng: np.random.Generator, mean: np.ndarray, n: int, genes: list[str], tag: str) -> pd.DataFrame:
+    "`n` cells of log1p Poisson(`mean`) counts, rows named `<tag>_<i>`."
+    counts = rng.poisson(mean, (n, len(genes)))
+    return pd.DataFrame(np.log1p(counts), columns=genes, index=[f"{tag}_{i}" for i in range(n)])
+
+# %% ../../nbs/22_cells.perturbation.ipynb #26f5a58c
+def _random_lfc(rng: np.random.Generator, n_genes: int, n_de: int) -> np.ndarray:
+    "Log2 fold changes: `n_de` random genes by U(1, 2), the first half up, the rest down; 0 elsewhere."
+    lfc = np.zeros(n_genes)
+    de = rng.choice(n_genes, n_de, replace=False)
+    lfc[de] = rng.uniform(1, 2, n_de) * np.where(np.arange(n_de) < n_de // 2, 1, -1)
+    return lfc
+
+# %% ../../nbs/22_cells.perturbation.ipynb #6d49d2d6
+def _condition_frames(rng: np.random.Generator, mu: np.ndarray, genes: list[str], n_cells: int, n_de: int,
+                      cond: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    "Truth, oracle and noisy prediction cells of one synthetic condition."
+    lfc = _random_lfc(rng, len(genes), n_de)
+    m = mu * 2.0 ** lfc
+    truth = _log_counts(rng, m, n_cells, genes, cond)
+    oracle = _log_counts(rng, m, n_cells, genes, cond + '_pred')
+    noisy_mean = mu * 2.0 ** (0.3 * lfc) * rng.lognormal(0, 0.3, len(genes))
+    return truth, oracle, _log_counts(rng, noisy_mean, n_cells, genes, cond + '_pred')
+
+# %% ../../nbs/22_cells.perturbation.ipynb #9be3d7b2
+def make_perturbation_data(n_genes: int=300, n_ctrl: int=200, n_cells: int=80, n_conditions: int=3, n_de: int=40,
+                           seed: int=0):
     "Synthetic control AnnData, truth {condition: cells×genes}, and predictions of an `oracle` and a `noisy` model."
     import anndata as ad
-    rng = np.random.default_rng(seed); genes = [f"GENE{i}" for i in range(n_genes)]
+    rng = np.random.default_rng(seed)
+    genes = [f"GENE{i}" for i in range(n_genes)]
     mu = rng.lognormal(0.0, 1.0, n_genes)
-    frame = lambda m, n, tag: pd.DataFrame(np.log1p(rng.poisson(m, (n, n_genes))), columns=genes, index=[f"{tag}_{i}" for i in range(n)])
-    ctrl = frame(mu, n_ctrl, 'ctrl'); truth, preds = {}, {'oracle': {}, 'noisy': {}}
+    ctrl = _log_counts(rng, mu, n_ctrl, genes, 'ctrl')
+    truth, preds = {}, {'oracle': {}, 'noisy': {}}
     for k in range(n_conditions):
-        cond = f"{genes[k]}+ctrl"; lfc = np.zeros(n_genes); de = rng.choice(n_genes, n_de, replace=False)
-        lfc[de] = rng.uniform(1, 2, n_de) * np.where(np.arange(n_de) < n_de // 2, 1, -1)
-        m = mu * 2.0 ** lfc
-        truth[cond] = frame(m, n_cells, cond)
-        preds['oracle'][cond] = frame(m, n_cells, cond + '_pred')
-        preds['noisy'][cond] = frame(mu * 2.0 ** (0.3 * lfc) * rng.lognormal(0, 0.3, n_genes), n_cells, cond + '_pred')
-    adata = ad.AnnData(ctrl.to_numpy(), obs=pd.DataFrame({'condition': 'ctrl'}, index=ctrl.index), var=pd.DataFrame(index=genes))
-    return adata, truth, preds
+        cond = f"{genes[k]}+ctrl"
+        frames = _condition_frames(rng, mu, genes, n_cells, n_de, cond)
+        truth[cond], preds['oracle'][cond], preds['noisy'][cond] = frames
+    obs = pd.DataFrame({'condition': 'ctrl'}, index=ctrl.index)
+    return ad.AnnData(ctrl.to_numpy(), obs=obs, var=pd.DataFrame(index=genes)), truth, preds
 
-# %% ../../nbs/22_cells.perturbation.ipynb #bb47290c
+# %% ../../nbs/22_cells.perturbation.ipynb #956bf190
+def _dense(X) -> np.ndarray:
+    "A sparse or dense matrix as a numpy array."
+    return X.toarray() if sp.issparse(X) else np.asarray(X)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #88bba2ee
 class PerturbationTask(BaseTask):
     "Predicted vs true expression after a perturbation: MSE, Δ-Pearson (all/top20/top100), DE Jaccard."
-    name = 'perturbation'; display_name = 'perturbation'
+    name = 'perturbation'
+    display_name = 'perturbation'
     required_inputs = frozenset({DataType.ANNDATA, DataType.PERTURBATION_TRUTH})
     required_outputs = frozenset({DataType.PERTURBATION_PRED})
     def _run_task(self, data: CellDataset, model: str):
         cond, self.pred = data.get_output(model, DataType.PERTURBATION_PRED)
         truth = data.get_input(DataType.PERTURBATION_TRUTH)
-        if cond not in truth: raise DataError(f"perturbation {cond!r} is not among the ground-truth conditions ({', '.join(truth)})", field='condition', value=cond)
-        a = data.get_input(DataType.ANNDATA); X = a.X.toarray() if sp.issparse(a.X) else np.asarray(a.X)
-        self.condition, self.truth, self.ctrl = cond, truth[cond], pd.DataFrame(X, columns=a.var_names, index=a.obs_names)
-    def _compute_metrics(self) -> list[MetricResult]: return perturbation_metrics(self.truth, self.pred, self.ctrl)
+        if cond not in truth:
+            raise DataError(f"perturbation {cond!r} is not among the ground-truth conditions ({', '.join(truth)})",
+                            field='condition', value=cond)
+        a = data.get_input(DataType.ANNDATA)
+        self.condition, self.truth = cond, truth[cond]
+        self.ctrl = pd.DataFrame(_dense(a.X), columns=a.var_names, index=a.obs_names)
 
+# %% ../../nbs/22_cells.perturbation.ipynb #f2ab3d8f
 @patch
-def set_baseline(self: PerturbationTask, data: CellDataset, condition: str, baseline_type: str='median') -> pd.DataFrame:
+def _compute_metrics(self: PerturbationTask) -> list[MetricResult]:
+    return perturbation_metrics(self.truth, self.pred, self.ctrl)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #2f5551a1
+@patch
+def set_baseline(self: PerturbationTask, data: CellDataset, condition: str,
+                 baseline_type: str='median') -> pd.DataFrame:
     "Control median (or mean) per gene, tiled over the control cells, stored as model `baseline_<type>`."
-    if baseline_type not in ('median', 'mean'): raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
-    a = data.get_input(DataType.ANNDATA); X = a.X.toarray() if sp.issparse(a.X) else np.asarray(a.X)
-    v = (np.median if baseline_type == 'median' else np.mean)(X, axis=0)
+    if baseline_type not in ('median', 'mean'):
+        raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
+    a = data.get_input(DataType.ANNDATA)
+    v = (np.median if baseline_type == 'median' else np.mean)(_dense(a.X), axis=0)
     pred = pd.DataFrame(np.tile(v, (a.n_obs, 1)), columns=a.var_names, index=a.obs_names)
     data.set_output(f"baseline_{baseline_type}", DataType.PERTURBATION_PRED, (condition, pred))
     return pred
 
-tasks.register('perturbation', PerturbationTask, tags=['perturbation'], replace=True, description=PerturbationTask.display_name)
+# %% ../../nbs/22_cells.perturbation.ipynb #bc4e7b15
+tasks.register('perturbation', PerturbationTask, tags=['perturbation'], replace=True,
+               description=PerturbationTask.display_name)
 
-# %% ../../nbs/22_cells.perturbation.ipynb #81174971
+# %% ../../nbs/22_cells.perturbation.ipynb #d9bf0476
 DE_KEY, CONTROL_MAP_KEY = 'de_results_wilcoxon', 'control_cells_map'
 
 def filter_de_results(de: Any, pval_threshold: float=1e-4, min_logfoldchange: float=1.0, pval_col: str='pval_adj',
@@ -106,130 +165,256 @@ def filter_de_results(de: Any, pval_threshold: float=1e-4, min_logfoldchange: fl
     "DE rows with `pval_col` < `pval_threshold` and |`metric_col`| ≥ `min_logfoldchange`."
     de = pd.DataFrame(de)
     for c in (pval_col, metric_col):
-        if c not in de.columns: raise DataError(f"DE results have no column {c!r} (columns: {', '.join(map(str, de.columns))})", field=f"{field}/{c}")
+        if c not in de.columns:
+            raise DataError(f"DE results have no column {c!r} (columns: {', '.join(map(str, de.columns))})",
+                            field=f"{field}/{c}")
     keep = (de[pval_col] < pval_threshold) & (de[metric_col].abs() >= min_logfoldchange)
-    if not keep.any(): raise DataError(f"no DE result left with {pval_col} < {pval_threshold} and |{metric_col}| ≥ {min_logfoldchange} (of {len(de)} rows)", field=field)
+    if not keep.any():
+        raise DataError(f"no DE result left with {pval_col} < {pval_threshold} and |{metric_col}| ≥ "
+                        f"{min_logfoldchange} (of {len(de)} rows)", field=field)
     return de[keep]
 
-# %% ../../nbs/22_cells.perturbation.ipynb #e75de80f
+# %% ../../nbs/22_cells.perturbation.ipynb #0f13c282
 def sample_de_genes(de: pd.DataFrame, fraction: float=0.5, min_genes: int=5, condition_col: str='condition',
                     gene_col: str='gene_id', seed: int=42) -> dict[str, list[str]]:
     "Per condition, ⌊fraction·n_DE⌋ DE genes drawn without replacement if at least `min_genes` (upstream's legacy RNG)."
-    if fraction < 0 or min_genes < 0: raise DataError("fraction and min_genes must be ≥ 0", field='fraction', value=(fraction, min_genes))
+    if fraction < 0 or min_genes < 0:
+        raise DataError("fraction and min_genes must be ≥ 0", field='fraction', value=(fraction, min_genes))
     rs, out = np.random.RandomState(seed), {}
     for c in de[condition_col].unique():
-        genes = de.loc[de[condition_col] == c, gene_col].to_numpy(); m = int(len(genes) * fraction)
+        genes = de.loc[de[condition_col] == c, gene_col].to_numpy()
+        m = int(len(genes) * fraction)
         if m >= min_genes: out[c] = rs.choice(genes, size=m, replace=False).tolist()
     return out
 
-# %% ../../nbs/22_cells.perturbation.ipynb #427b3866
+# %% ../../nbs/22_cells.perturbation.ipynb #7ad9e999
+def _check_condition_map(m: Any, obs_names: pd.Index, field: str, c: str) -> None:
+    "`DataError` unless `m` maps each treated barcode of condition `c` to one control barcode, all in obs."
+    if not isinstance(m, dict) or not m: raise DataError(f"no treated → control map for condition {c!r}", field=field)
+    bad = next(((t, v) for t, v in m.items() if not isinstance(v, str)), None)
+    if bad:
+        raise DataError(f"not strictly 1-1: treated cell {bad[0]!r} maps to {bad[1]!r}, not one control barcode",
+                        field=field)
+    missing = [b for b in list(m) + list(m.values()) if b not in obs_names]
+    if missing:
+        raise DataError(f"{len(missing)} barcode(s) not in obs, e.g. {missing[0]!r}", field=field, value=missing[0])
+
+# %% ../../nbs/22_cells.perturbation.ipynb #d9d0f781
 def _check_control_map(cmap: Any, obs_names: pd.Index, conditions: Sequence[str]) -> dict:
     f = f"uns/{CONTROL_MAP_KEY}"
-    if not isinstance(cmap, dict) or not cmap: raise DataError("the control map must be a non-empty dict {condition: {treated: control}}", field=f)
-    for c in conditions:
-        m = cmap.get(c)
-        if not isinstance(m, dict) or not m: raise DataError(f"no treated → control map for condition {c!r}", field=f"{f}/{c}")
-        bad = next(((t, v) for t, v in m.items() if not isinstance(v, str)), None)
-        if bad: raise DataError(f"not strictly 1-1: treated cell {bad[0]!r} maps to {bad[1]!r}, not one control barcode", field=f"{f}/{c}")
-        missing = [b for b in list(m) + list(m.values()) if b not in obs_names]
-        if missing: raise DataError(f"{len(missing)} barcode(s) not in obs, e.g. {missing[0]!r}", field=f"{f}/{c}", value=missing[0])
+    if not isinstance(cmap, dict) or not cmap:
+        raise DataError("the control map must be a non-empty dict {condition: {treated: control}}", field=f)
+    for c in conditions: _check_condition_map(cmap.get(c), obs_names, f"{f}/{c}", c)
     return cmap
 
-# %% ../../nbs/22_cells.perturbation.ipynb #c627a31e
+# %% ../../nbs/22_cells.perturbation.ipynb #f9918980
+def _perturbation_conditions(adata, condition_key: str, control_name: str) -> set[str]:
+    "The conditions of `obs[condition_key]`, once the control cells and both uns tables are found."
+    if condition_key not in adata.obs.columns:
+        raise DataError(f"obs has no condition column {condition_key!r}", field=f"obs/{condition_key}")
+    conds = set(adata.obs[condition_key].astype(str))
+    if control_name not in conds:
+        raise DataError(f"no control cells ({control_name!r}) in obs/{condition_key}", field=f"obs/{condition_key}",
+                        value=control_name)
+    for k in (DE_KEY, CONTROL_MAP_KEY):
+        if k not in adata.uns:
+            raise DataError(f"the AnnData has no uns[{k!r}] (uns keys: {', '.join(adata.uns) or 'none'})",
+                            field=f"uns/{k}")
+    return conds
+
+# %% ../../nbs/22_cells.perturbation.ipynb #c5f1e10e
+def _check_de_rows(de: pd.DataFrame, condition_key: str, conds: set[str], control_name: str) -> None:
+    "`DataError` for DE rows of a condition not in obs, or a (condition, gene) pair given twice."
+    extra = sorted(set(de[condition_key].astype(str)) - (conds - {control_name}))
+    if extra: raise DataError(f"DE results name condition(s) not in obs/{condition_key}: {extra[:5]}",
+                              field=f"uns/{DE_KEY}/{condition_key}")
+    dup = de.duplicated([condition_key, 'gene_id'])
+    if dup.any():
+        first = tuple(de[dup].iloc[0][[condition_key, 'gene_id']])
+        raise DataError(f"{int(dup.sum())} repeated (condition, gene) row(s), e.g. {first}", field=f"uns/{DE_KEY}")
+
+# %% ../../nbs/22_cells.perturbation.ipynb #d8d44582
+def _de_table(de: Any, condition_key: str, conds: set[str], control_name: str, gene_col: str, metric_col: str,
+              pval_col: str, pval_threshold: float, min_logfoldchange: float) -> pd.DataFrame:
+    "The filtered DE rows (condition, gene_id, metric) after checking their conditions and uniqueness."
+    de = pd.DataFrame(de)
+    for c in (condition_key, gene_col):
+        if c not in de.columns: raise DataError(f"DE results have no column {c!r}", field=f"uns/{DE_KEY}/{c}")
+    de = filter_de_results(de, pval_threshold, min_logfoldchange, pval_col, metric_col)
+    de = de.rename(columns={gene_col: 'gene_id'})[[condition_key, 'gene_id', metric_col]]
+    _check_de_rows(de, condition_key, conds, control_name)
+    return de
+
+# %% ../../nbs/22_cells.perturbation.ipynb #8bd0b609
+def _check_targets(target_genes: dict, de: pd.DataFrame, condition_key: str) -> None:
+    "`DataError` for a condition none of whose given target genes is among its (filtered) DE genes."
+    for c, gs in target_genes.items():
+        if not set(gs) & set(de.gene_id[de[condition_key] == c]):
+            raise DataError(f"condition {c!r} has none of its target genes among the DE genes left after filtering",
+                            field='target_genes', value=c)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #f0e62421
 def perturbation_inputs(adata, condition_key: str='condition', control_name: str='ctrl', de_gene_col: str='gene_id',
                         de_metric_col: str='logfoldchange', de_pval_col: str='pval_adj', pval_threshold: float=1e-4,
                         min_logfoldchange: float=1.0, fraction: float=0.5, min_genes: int=5, seed: int=42,
                         target_genes: dict|None=None) -> dict:
     "Filtered DE table, masked target genes per condition and the checked control map of a perturbation AnnData."
-    if condition_key not in adata.obs.columns: raise DataError(f"obs has no condition column {condition_key!r}", field=f"obs/{condition_key}")
-    conds = set(adata.obs[condition_key].astype(str))
-    if control_name not in conds: raise DataError(f"no control cells ({control_name!r}) in obs/{condition_key}", field=f"obs/{condition_key}", value=control_name)
-    for k in (DE_KEY, CONTROL_MAP_KEY):
-        if k not in adata.uns: raise DataError(f"the AnnData has no uns[{k!r}] (uns keys: {', '.join(adata.uns) or 'none'})", field=f"uns/{k}")
-    de = pd.DataFrame(adata.uns[DE_KEY])
-    for c in (condition_key, de_gene_col):
-        if c not in de.columns: raise DataError(f"DE results have no column {c!r}", field=f"uns/{DE_KEY}/{c}")
-    de = filter_de_results(de, pval_threshold, min_logfoldchange, de_pval_col, de_metric_col).rename(columns={de_gene_col: 'gene_id'})
-    de = de[[condition_key, 'gene_id', de_metric_col]]
-    extra = sorted(set(de[condition_key].astype(str)) - (conds - {control_name}))
-    if extra: raise DataError(f"DE results name condition(s) not in obs/{condition_key}: {extra[:5]}", field=f"uns/{DE_KEY}/{condition_key}")
-    dup = de.duplicated([condition_key, 'gene_id'])
-    if dup.any(): raise DataError(f"{int(dup.sum())} repeated (condition, gene) row(s), e.g. {tuple(de[dup].iloc[0][[condition_key, 'gene_id']])}", field=f"uns/{DE_KEY}")
-    targets = sample_de_genes(de, fraction, min_genes, condition_key, 'gene_id', seed) if target_genes is None else dict(target_genes)
-    for c, gs in (target_genes or {}).items():
-        if not set(gs) & set(de.gene_id[de[condition_key] == c]): raise DataError(f"condition {c!r} has none of its target genes among the DE genes left after filtering", field='target_genes', value=c)
-    return {'de': de, 'targets': targets, 'control_map': _check_control_map(adata.uns[CONTROL_MAP_KEY], adata.obs_names, [c for c in de[condition_key].unique() if targets.get(c)]),
-            'condition_key': condition_key, 'metric_col': de_metric_col}
+    conds = _perturbation_conditions(adata, condition_key, control_name)
+    de = _de_table(adata.uns[DE_KEY], condition_key, conds, control_name, de_gene_col, de_metric_col, de_pval_col,
+                   pval_threshold, min_logfoldchange)
+    if target_genes is None: targets = sample_de_genes(de, fraction, min_genes, condition_key, 'gene_id', seed)
+    else: targets = dict(target_genes)
+    _check_targets(target_genes or {}, de, condition_key)
+    masked = [c for c in de[condition_key].unique() if targets.get(c)]
+    cmap = _check_control_map(adata.uns[CONTROL_MAP_KEY], adata.obs_names, masked)
+    return {'de': de, 'targets': targets, 'control_map': cmap, 'condition_key': condition_key,
+            'metric_col': de_metric_col}
 
-# %% ../../nbs/22_cells.perturbation.ipynb #a241feae
+# %% ../../nbs/22_cells.perturbation.ipynb #ecaa275f
+def _expression_condition(rng: np.random.Generator, mu: np.ndarray, genes: list[str], c: str, nd: int, n_cells: int,
+                          n_ctrl: int) -> tuple[np.ndarray, pd.DataFrame, dict]:
+    "Counts, DE rows and control map of one synthetic condition `c` changing `nd` genes."
+    n_genes = len(genes)
+    lfc = np.zeros(n_genes)
+    idx = rng.choice(n_genes, nd, replace=False)
+    lfc[idx] = rng.uniform(1.2, 2, nd) * rng.choice([-1, 1], nd)
+    X = rng.poisson(mu * 2.0 ** lfc, (n_cells, n_genes))
+    de = pd.DataFrame({'condition': c, 'gene_id': genes, 'logfoldchange': lfc + rng.normal(0, 0.05, n_genes),
+                       'pval_adj': np.where(lfc != 0, 1e-6, 0.5)})
+    ctrl = [f"ctrl_{j}" for j in rng.choice(n_ctrl, n_cells, replace=False)]
+    return X, de, dict(zip([f"{c}_{i}" for i in range(n_cells)], ctrl))
+
+# %% ../../nbs/22_cells.perturbation.ipynb #0fb6c1ee
+def _expression_obs(conditions: Sequence[str], n_ctrl: int, n_cells: int) -> pd.DataFrame:
+    "obs of the synthetic data: control cells `ctrl_<i>`, then `n_cells` cells `<condition>_<i>` per condition."
+    conds = ['ctrl'] * n_ctrl + [c for c in conditions for _ in range(n_cells)]
+    cells = [f"ctrl_{i}" for i in range(n_ctrl)] + [f"{c}_{i}" for c in conditions for i in range(n_cells)]
+    return pd.DataFrame({'condition': conds}, index=cells)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #f46ff4de
 def make_perturbation_expression_data(n_genes: int=120, n_ctrl: int=150, n_cells: int=50, n_conditions: int=4,
                                       n_de: int=30, n_de_small: int=8, seed: int=0):
     "AnnData with obs['condition'], uns['de_results_wilcoxon'] and a 1-1 uns['control_cells_map'] (synthetic)."
     import anndata as ad
-    rng = np.random.default_rng(seed); genes = [f"ENSG{i:011d}" for i in range(n_genes)]; mu = rng.lognormal(1.0, 0.7, n_genes)
-    X, conds, de, cmap = [rng.poisson(mu, (n_ctrl, n_genes))], ['ctrl'] * n_ctrl, [], {}
-    for k in range(n_conditions):
-        c = f"GENE{k}+ctrl"; nd = n_de if k < n_conditions - 1 else n_de_small; lfc = np.zeros(n_genes)
-        idx = rng.choice(n_genes, nd, replace=False); lfc[idx] = rng.uniform(1.2, 2, nd) * rng.choice([-1, 1], nd)
-        X.append(rng.poisson(mu * 2.0 ** lfc, (n_cells, n_genes))); conds += [c] * n_cells
-        de.append(pd.DataFrame({'condition': c, 'gene_id': genes, 'logfoldchange': lfc + rng.normal(0, 0.05, n_genes), 'pval_adj': np.where(lfc != 0, 1e-6, 0.5)}))
-        cmap[c] = dict(zip([f"{c}_{i}" for i in range(n_cells)], [f"ctrl_{j}" for j in rng.choice(n_ctrl, n_cells, replace=False)]))
-    obs = pd.DataFrame({'condition': conds}, index=[f"ctrl_{i}" for i in range(n_ctrl)] + [f"{c}_{i}" for c in cmap for i in range(n_cells)])
-    a = ad.AnnData(np.vstack(X).astype(np.float32), obs=obs, var=pd.DataFrame(index=genes))
-    a.uns[DE_KEY], a.uns[CONTROL_MAP_KEY] = pd.concat(de, ignore_index=True), cmap
+    rng = np.random.default_rng(seed)
+    genes = [f"ENSG{i:011d}" for i in range(n_genes)]
+    mu = rng.lognormal(1.0, 0.7, n_genes)
+    X0 = rng.poisson(mu, (n_ctrl, n_genes))
+    parts = {f"GENE{k}+ctrl": _expression_condition(rng, mu, genes, f"GENE{k}+ctrl", n_de if k < n_conditions - 1
+                                                    else n_de_small, n_cells, n_ctrl) for k in range(n_conditions)}
+    X = np.vstack([X0] + [p[0] for p in parts.values()]).astype(np.float32)
+    a = ad.AnnData(X, obs=_expression_obs(list(parts), n_ctrl, n_cells), var=pd.DataFrame(index=genes))
+    a.uns[DE_KEY] = pd.concat([p[1] for p in parts.values()], ignore_index=True)
+    a.uns[CONTROL_MAP_KEY] = {c: p[2] for c, p in parts.items()}
     return a
 
-# %% ../../nbs/22_cells.perturbation.ipynb #01241a61
+# %% ../../nbs/22_cells.perturbation.ipynb #6bf5fa19
+def _masked_truth(cde: pd.Series, targets: Sequence[str], gi: pd.Index) -> tuple[np.ndarray, np.ndarray]:
+    "(true values, prediction columns) of the target genes that are DE genes with a value and a prediction column."
+    genes = [g for g in targets if g in cde.index]
+    truth = cde.reindex(genes).to_numpy(float)
+    genes = np.asarray(genes, dtype=object)[~np.isnan(truth)]
+    truth = truth[~np.isnan(truth)]
+    g = gi.get_indexer(genes.astype(str))
+    return truth[g >= 0], g[g >= 0]
+
+# %% ../../nbs/22_cells.perturbation.ipynb #974e2507
+def _mapped_rows(ci: pd.Index, m: dict) -> tuple[np.ndarray, np.ndarray]:
+    "Rows in `ci` of the treated and control cells of map `m`, for pairs with both cells present."
+    t, k = ci.get_indexer(list(map(str, m))), ci.get_indexer(list(map(str, m.values())))
+    both = (t >= 0) & (k >= 0)
+    return t[both], k[both]
+
+# %% ../../nbs/22_cells.perturbation.ipynb #4f2ec1f1
+def _effect(X: Any, t: np.ndarray, k: np.ndarray, g: np.ndarray, operation: str, c: str) -> np.ndarray:
+    "ln((t̄ + 1e-8)/(c̄ + 1e-8)) for 'ratio' (difference if a mean is ≤ 0) or t̄ − c̄ on columns `g`."
+    dense = lambda r: (X[r][:, g].toarray() if sp.issparse(X) else np.asarray(X)[np.ix_(r, g)]).astype(np.float64)
+    tm, cm = dense(t).mean(0), dense(k).mean(0)
+    if operation == 'ratio' and (tm.min() <= 0 or cm.min() <= 0):
+        log.warning("condition %s: a mean is ≤ 0, using the difference", c)
+    return np.log((tm + 1e-8) / (cm + 1e-8)) if operation == 'ratio' and tm.min() > 0 and cm.min() > 0 else tm - cm
+
+# %% ../../nbs/22_cells.perturbation.ipynb #164ea388
+def _condition_effect(X: Any, ci: pd.Index, gi: pd.Index, inputs: dict, operation: str,
+                      c: str) -> tuple[np.ndarray, np.ndarray]|None:
+    "(true logfoldchange, predicted effect) of condition `c`, or None when it cannot be evaluated."
+    de, ck = inputs['de'], inputs['condition_key']
+    cde = de[de[ck] == c].set_index('gene_id')[inputs['metric_col']]
+    truth, g = _masked_truth(cde, inputs['targets'].get(c, []), gi)
+    t, k = _mapped_rows(ci, inputs['control_map'][c] if len(g) else {})
+    if not len(g) or not len(t):
+        log.warning("condition %s: no masked gene or no treated/control pair in the prediction, skipped", c)
+        return None
+    return truth, _effect(X, t, k, g, operation, c)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #43d868da
+def _name_indexes(cell_index: Sequence[str], gene_index: Sequence[str]) -> tuple[pd.Index, pd.Index]:
+    "Cell and gene names as string indexes; `DataError` unless both are unique."
+    ci, gi = pd.Index(map(str, cell_index)), pd.Index(map(str, gene_index))
+    if not ci.is_unique or not gi.is_unique:
+        raise DataError("prediction cell and gene names must be unique", field='prediction')
+    return ci, gi
+
+# %% ../../nbs/22_cells.perturbation.ipynb #88053a9b
 def predicted_effects(X: Any, cell_index: Sequence[str], gene_index: Sequence[str], inputs: dict,
                       operation: str='ratio') -> dict[str, tuple[np.ndarray, np.ndarray]]:
     "{condition: (true logfoldchange, predicted effect)} over the masked genes (upstream's task)."
-    import scipy.sparse as sp
-    if operation not in ('ratio', 'difference'): raise DataError("pred_effect_operation is 'ratio' or 'difference'", field='pred_effect_operation', value=operation)
-    ci, gi, de, ck = pd.Index(map(str, cell_index)), pd.Index(map(str, gene_index)), inputs['de'], inputs['condition_key']
-    if not ci.is_unique or not gi.is_unique: raise DataError("prediction cell and gene names must be unique", field='prediction')
+    if operation not in ('ratio', 'difference'):
+        raise DataError("pred_effect_operation is 'ratio' or 'difference'", field='pred_effect_operation',
+                        value=operation)
+    (ci, gi), de, ck = _name_indexes(cell_index, gene_index), inputs['de'], inputs['condition_key']
     out = {}
     for c in de[ck].unique():
-        cde = de[de[ck] == c].set_index('gene_id')[inputs['metric_col']]
-        genes = [g for g in inputs['targets'].get(c, []) if g in cde.index]
-        truth = cde.reindex(genes).to_numpy(float); genes = np.asarray(genes, dtype=object)[~np.isnan(truth)]; truth = truth[~np.isnan(truth)]
-        g = gi.get_indexer(genes.astype(str)); truth, g = truth[g >= 0], g[g >= 0]
-        m = inputs['control_map'][c] if len(g) else {}
-        t, k = ci.get_indexer(list(map(str, m))), ci.get_indexer(list(map(str, m.values())))
-        t, k = t[(t >= 0) & (k >= 0)], k[(t >= 0) & (k >= 0)]
-        if not len(g) or not len(t): log.warning("condition %s: no masked gene or no treated/control pair in the prediction, skipped", c); continue
-        dense = lambda r: (X[r][:, g].toarray() if sp.issparse(X) else np.asarray(X)[np.ix_(r, g)]).astype(np.float64)
-        tm, cm = dense(t).mean(0), dense(k).mean(0)
-        if operation == 'ratio' and (tm.min() <= 0 or cm.min() <= 0): log.warning("condition %s: a mean is ≤ 0, using the difference", c)
-        out[c] = (truth, np.log((tm + 1e-8) / (cm + 1e-8)) if operation == 'ratio' and tm.min() > 0 and cm.min() > 0 else tm - cm)
-    if not out: raise DataError("no condition has masked DE genes with treated and control cells in the prediction", field='prediction')
+        res = _condition_effect(X, ci, gi, inputs, operation, c)
+        if res is not None: out[c] = res
+    if not out:
+        raise DataError("no condition has masked DE genes with treated and control cells in the prediction",
+                        field='prediction')
     return out
 
-# %% ../../nbs/22_cells.perturbation.ipynb #bf9f9293
+# %% ../../nbs/22_cells.perturbation.ipynb #f99d09dd
 def prediction_matrix(pred: Any, adata) -> tuple[Any, pd.Index, pd.Index]:
     "(matrix, cell names, gene names) of a prediction: AnnData, DataFrame, or a matrix shaped like `adata`."
-    import scipy.sparse as sp
-    if isinstance(pred, tuple): raise DataError("an old-style (condition, DataFrame) prediction; this task needs one cells × genes matrix", field='prediction')
+    if isinstance(pred, tuple):
+        raise DataError("an old-style (condition, DataFrame) prediction; this task needs one cells × genes matrix",
+                        field='prediction')
     if hasattr(pred, 'obs_names') and hasattr(pred, 'X'): return pred.X, pred.obs_names, pred.var_names
     if isinstance(pred, pd.DataFrame): return pred.to_numpy(), pred.index, pred.columns
     X = pred if sp.issparse(pred) else np.asarray(pred)
-    if X.shape != adata.shape: raise DataError(f"prediction has shape {X.shape} but the dataset is {adata.shape} (give a DataFrame/AnnData with names for a subset)", field='prediction')
+    if X.shape != adata.shape:
+        raise DataError(f"prediction has shape {X.shape} but the dataset is {adata.shape} "
+                        "(give a DataFrame/AnnData with names for a subset)", field='prediction')
     return X, adata.obs_names, adata.var_names
 
+# %% ../../nbs/22_cells.perturbation.ipynb #60f1ca9b
 class PerturbationExpressionPredictionTask(BaseTask):
     "Spearman of predicted vs measured fold change on masked DE genes, per perturbation condition (≥ 0.13)."
-    name = 'perturbation_expression'; display_name = 'perturbation expression prediction'
-    required_inputs = frozenset({DataType.ANNDATA}); required_outputs = frozenset({DataType.PERTURBATION_PRED})
-    def __init__(self, condition_key: str='condition', control_name: str='ctrl', pred_effect_operation: str='ratio', *, random_seed: int=42, **dataset_kw):
+    name = 'perturbation_expression'
+    display_name = 'perturbation expression prediction'
+    required_inputs = frozenset({DataType.ANNDATA})
+    required_outputs = frozenset({DataType.PERTURBATION_PRED})
+    def __init__(self, condition_key: str='condition', control_name: str='ctrl', pred_effect_operation: str='ratio', *,
+                 random_seed: int=42, **dataset_kw):
         super().__init__(random_seed=random_seed)
-        self.condition_key, self.control_name, self.pred_effect_operation, self.dataset_kw = condition_key, control_name, pred_effect_operation, dataset_kw
-    def _run_task(self, data: CellDataset, model: str):
-        a = data.get_input(DataType.ANNDATA)
-        self.inputs = perturbation_inputs(a, self.condition_key, self.control_name, seed=self.random_seed, **self.dataset_kw)
-        self.effects = predicted_effects(*prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a), self.inputs, self.pred_effect_operation)
-    def _compute_metrics(self) -> list[MetricResult]:
-        return [metric_result(MetricType.SPEARMAN_CORRELATION_CALCULATION, compute_metric(MetricType.SPEARMAN_CORRELATION_CALCULATION, a=t, b=p), condition=c)
-                for c, (t, p) in self.effects.items()]
-    def set_baseline(self, *a, **kw): raise NotImplementedError("no baseline for perturbation expression prediction (as upstream)")
+        self.condition_key, self.control_name = condition_key, control_name
+        self.pred_effect_operation, self.dataset_kw = pred_effect_operation, dataset_kw
+    def set_baseline(self, *a, **kw):
+        raise NotImplementedError("no baseline for perturbation expression prediction (as upstream)")
 
-tasks.register(PerturbationExpressionPredictionTask.name, PerturbationExpressionPredictionTask, tags=['perturbation'], replace=True,
-               description=PerturbationExpressionPredictionTask.display_name)
+# %% ../../nbs/22_cells.perturbation.ipynb #bfa9bb64
+@patch
+def _run_task(self: PerturbationExpressionPredictionTask, data: CellDataset, model: str):
+    a = data.get_input(DataType.ANNDATA)
+    self.inputs = perturbation_inputs(a, self.condition_key, self.control_name, seed=self.random_seed,
+                                      **self.dataset_kw)
+    X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
+    self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)
+
+# %% ../../nbs/22_cells.perturbation.ipynb #45d407e7
+@patch
+def _compute_metrics(self: PerturbationExpressionPredictionTask) -> list[MetricResult]:
+    M = MetricType.SPEARMAN_CORRELATION_CALCULATION
+    return [metric_result(M, compute_metric(M, a=t, b=p), condition=c) for c, (t, p) in self.effects.items()]
+
+tasks.register(PerturbationExpressionPredictionTask.name, PerturbationExpressionPredictionTask, tags=['perturbation'],
+               replace=True, description=PerturbationExpressionPredictionTask.display_name)

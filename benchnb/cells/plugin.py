@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, sys, time
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 import numpy as np
 import typer
@@ -33,7 +33,7 @@ def read_h5ad(path: str|Path):
 
 def _split(s: str|None) -> list[str]: return [x.strip() for x in (s or '').split(',') if x.strip()]
 
-# %% ../../nbs/29_cells.cli.ipynb #8744b1f6
+# %% ../../nbs/29_cells.cli.ipynb #3145ef5d
 def check_embedding(adata, key: str) -> None:
     "`DataError` naming `obsm/key` when every cell has the same embedding (e.g. all zeros)."
     if key not in adata.obsm: return                   # the tasks name a missing key with the known ones
@@ -41,89 +41,159 @@ def check_embedding(adata, key: str) -> None:
     X = X.toarray() if hasattr(X, 'toarray') else np.asarray(X)
     if X.ndim == 2 and len(X) > 1 and X.dtype.kind in 'biuf' and np.isfinite(X).all() and (X == X[:1]).all():
         what = 'all zero' if not X.any() else 'identical rows'
-        raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless", field=f"obsm/{key}")
+        raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless",
+                        field=f"obsm/{key}")
 
+# %% ../../nbs/29_cells.cli.ipynb #c3a81384
 def stage(msg: str) -> None:
     "One progress line on stderr (off with BENCHNB_PROGRESS=0)."
     if progress_mode() != 'off': print(f"benchnb: cells run: {msg}", file=sys.stderr, flush=True)
 
-# %% ../../nbs/29_cells.cli.ipynb #9d300086
+# %% ../../nbs/29_cells.cli.ipynb #c2c8099c
 def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
     "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
     from benchnb.cells.metrics import check_knn_method
     from benchnb.cells.tasks import tasks as registry
     import benchnb.cells.newer_tasks   # registers the sequential task
     check_knn_method(knn_method)
+    known = registry.names('single')
     for n in _split(tasks):
-        if n not in registry.names('single'):
-            raise DataError(f"unknown task (single-dataset tasks: {', '.join(registry.names('single'))})", field='--tasks', value=n)
-    if 'batch_integration' in _split(tasks) and not batch: raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
+        if n not in known:
+            raise DataError(f"unknown task (single-dataset tasks: {', '.join(known)})", field='--tasks', value=n)
+    if 'batch_integration' in _split(tasks) and not batch:
+        raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
     if not seeds: return None
     try: return [int(s) for s in _split(seeds)]
     except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
 
-# %% ../../nbs/29_cells.cli.ipynb #08e33ee6
+# %% ../../nbs/29_cells.cli.ipynb #0c31fe13
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Single-cell embedding evaluation (cz-benchmarks tasks, exact and fast).")
 
-@cli.command('run', epilog="\b\nExample:\n  benchnb cells run data.h5ad -e X_scvi -l cell_type -b batch --baseline pca -o results.json")
-def run_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."),
-            embedding: List[str] = typer.Option(..., '--embedding', '-e', help="obsm key of a model embedding (repeat or comma-separate)."),
-            labels: str = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels."),
-            batch: Optional[str] = typer.Option(None, '--batch', '-b', help="obs column with batches (for batch_integration)."),
-            tasks: Optional[str] = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks (default: clustering,embedding,label_prediction[,batch_integration])."),
-            baseline: Optional[str] = typer.Option(None, '--baseline', help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated."),
-            seed: int = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA)."),
-            seeds: Optional[str] = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed')."),
-            aggregate: bool = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric."),
-            extras: bool = typer.Option(False, '--extras', help="Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, bras, graph_connectivity, isolated_labels, kmeans_nmi/ari, kbet_global."),
-            knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells)."),
-            out: Optional[Path] = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")):
-    "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
-    t0 = time.perf_counter(); stage(f"reading {adata}")
-    from benchnb.cells.tasks import CellDataset, evaluate, evaluate_seeds
-    seed_list = check_options(tasks, knn_method, seeds, batch)       # before the (slow) read
+# %% ../../nbs/29_cells.cli.ipynb #2d7286e9
+def _embeddings(embedding: Sequence[str]) -> list[str]:
+    "The obsm keys of repeated and/or comma-separated `--embedding` options."
+    return [e for x in embedding for e in _split(x)]
+
+# %% ../../nbs/29_cells.cli.ipynb #8c015add
+def _check_baseline(baseline: str|None) -> list[str]:
+    "The `--baseline` names, each 'pca' or 'expression'."
     bl = _split(baseline)
-    if bad := [b for b in bl if b not in ('pca', 'expression')]: raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
-    a = read_h5ad(adata)
-    embs = [e for x in embedding for e in _split(x)]
+    if bad := [b for b in bl if b not in ('pca', 'expression')]:
+        raise DataError("baseline must be 'pca' and/or 'expression'", field='--baseline', value=bad[0])
+    return bl
+
+# %% ../../nbs/29_cells.cli.ipynb #634e578f
+def _read_dataset(path: Path, embedding: Sequence[str], knn_method: str) -> tuple:
+    "(`CellDataset` of the file at `path`, its checked embedding keys)."
+    from benchnb.cells.tasks import CellDataset
+    a = read_h5ad(path)
+    embs = _embeddings(embedding)
     for e in embs: check_embedding(a, e)
-    data = CellDataset(a, name=str(adata), knn_method=knn_method)
-    stage(f"{a.n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}" + (f" + baseline {baseline}" if baseline else '') + " ...")
-    if seed_list:
-        rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
-        if aggregate:
-            rows = [{'task': r.task, 'model': r.model, 'metric': r.metric, 'value': r['mean'], 'std': None if np.isnan(r['std']) else r['std'],
-                     'n': int(r.n), 'params': r.params} for _, r in agg.iterrows()]
-    else: rows = evaluate(data, embs, labels, batch, _split(tasks) or None, bl, seed, extras)
+    return CellDataset(a, name=str(path), knn_method=knn_method), embs
+
+# %% ../../nbs/29_cells.cli.ipynb #1f2bb52f
+def _aggregate_rows(agg) -> list[dict]:
+    "JSON rows of `evaluate_seeds`' aggregate: value = mean, std (None for NaN), n."
+    return [{'task': r.task, 'model': r.model, 'metric': r.metric, 'value': r['mean'],
+             'std': None if np.isnan(r['std']) else r['std'], 'n': int(r.n), 'params': r.params}
+            for _, r in agg.iterrows()]
+
+# %% ../../nbs/29_cells.cli.ipynb #828fe7d3
+def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str|None, bl: list[str],
+                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool) -> list[dict]:
+    "The JSON rows of `cells run`: one seed, several seeds, or their aggregate."
+    from benchnb.cells.tasks import evaluate, evaluate_seeds
+    if not seed_list: return evaluate(data, embs, labels, batch, _split(tasks) or None, bl, seed, extras)
+    rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
+    return _aggregate_rows(agg) if aggregate else rows
+
+# %% ../../nbs/29_cells.cli.ipynb #292e34ee
+_RUN_EPILOG = ("\b\nExample:\n"
+               "  benchnb cells run data.h5ad -e X_scvi -l cell_type -b batch --baseline pca -o results.json")
+_ADATA_HELP = "AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."
+_R_ADATA = typer.Argument(..., help=_ADATA_HELP)
+_R_EMB = typer.Option(..., '--embedding', '-e', help="obsm key of a model embedding (repeat or comma-separate).")
+_R_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels.")
+_R_BATCH = typer.Option(None, '--batch', '-b', help="obs column with batches (for batch_integration).")
+_R_TASKS = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks "
+                        "(default: clustering,embedding,label_prediction[,batch_integration]).")
+_R_BASELINE = typer.Option(None, '--baseline',
+                           help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated.")
+
+# %% ../../nbs/29_cells.cli.ipynb #f3710f6f
+_R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA).")
+_R_SEEDS = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed').")
+_R_AGGREGATE = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric.")
+_EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, "
+                "bras, graph_connectivity, isolated_labels, kmeans_nmi/ari, kbet_global.")
+_R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
+_R_KNN = typer.Option('exact', '--knn',
+                      help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
+_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
+
+# %% ../../nbs/29_cells.cli.ipynb #1f0e2250
+def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None) -> str:
+    "The progress line announcing what `cells run` evaluates."
+    with_bl = f" + baseline {baseline}" if baseline else ''
+    return f"{n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{with_bl} ..."
+
+# %% ../../nbs/29_cells.cli.ipynb #33dcee80
+@cli.command('run', epilog=_RUN_EPILOG)
+def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
+            batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
+            seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
+            extras: bool = _R_EXTRAS, knn_method: str = _R_KNN, out: Optional[Path] = _R_OUT):
+    "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
+    t0 = time.perf_counter()
+    stage(f"reading {adata}")
+    seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
+    data, embs = _read_dataset(adata, embedding, knn_method)
+    stage(_plan_line(data.n_obs, tasks, embs, baseline))
+    rows = _result_rows(data, embs, labels, batch, tasks, bl, seed, seed_list, aggregate, extras)
     if out: write_json(out, rows)
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(json.dumps(rows, indent=2))
 
-# %% ../../nbs/29_cells.cli.ipynb #5f5069f7
+# %% ../../nbs/29_cells.cli.ipynb #bafc5269
+_S_ADATA = typer.Argument(..., help=_ADATA_HELP)
+_S_EMB = typer.Option(..., '--embedding', '-e',
+                      help="obsm key(s) of the embeddings to score (repeat or comma-separate).")
+_S_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels.")
+_S_BATCH = typer.Option(..., '--batch', '-b', help="obs column with batches.")
+_S_PRE = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison "
+                      "(default: PCA of X, as scib-metrics).")
+_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results().")
+_S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
+_S_SCALE = typer.Option(False, '--min-max-scale',
+                        help="Scale each metric to [0, 1] across the embeddings before aggregating.")
+_S_KNN = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent).")
+
+# %% ../../nbs/29_cells.cli.ipynb #ecbdb739
+def _save_plot(table, path: Path) -> None:
+    "Draw the scIB results table to `path` (format from its suffix)."
+    from benchnb.cells.scib import plot_scib_table
+    from benchnb.runs import atomic_write
+    fig = plot_scib_table(table)
+    with atomic_write(path, 'wb', encoding=None) as f:
+        fig.savefig(f, format=path.suffix.lstrip('.') or 'png', dpi=150, bbox_inches='tight')
+
+# %% ../../nbs/29_cells.cli.ipynb #ee128bed
 @cli.command('scib')
-def scib_cmd(adata: Path = typer.Argument(..., help="AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."),
-             embedding: List[str] = typer.Option(..., '--embedding', '-e', help="obsm key(s) of the embeddings to score (repeat or comma-separate)."),
-             labels: str = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels."),
-             batch: str = typer.Option(..., '--batch', '-b', help="obs column with batches."),
-             pre_integrated: Optional[str] = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison (default: PCA of X, as scib-metrics)."),
-             out: Path = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results()."),
-             plot: Optional[Path] = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG)."),
-             min_max_scale: bool = typer.Option(False, '--min-max-scale', help="Scale each metric to [0, 1] across the embeddings before aggregating."),
-             knn_method: str = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent).")):
+def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
+             pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
+             min_max_scale: bool = _S_SCALE, knn_method: str = _S_KNN):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
     from benchnb.cells.metrics import check_knn_method
-    from benchnb.cells.scib import scib, with_metric_type, plot_scib_table
-    from benchnb.runs import write_text, atomic_write
+    from benchnb.cells.scib import scib, with_metric_type
+    from benchnb.runs import write_text
     check_knn_method(knn_method)
-    table = scib(read_h5ad(adata), [e for x in embedding for e in _split(x)], labels, batch, pre_integrated, min_max_scale, knn_method)
+    table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method)
     write_text(out, with_metric_type(table).to_csv())
-    if plot:
-        fig = plot_scib_table(table)
-        with atomic_write(plot, 'wb', encoding=None) as f: fig.savefig(f, format=plot.suffix.lstrip('.') or 'png', dpi=150, bbox_inches='tight')
+    if plot: _save_plot(table, plot)
     typer.echo(table.round(4).to_string())
 
-# %% ../../nbs/29_cells.cli.ipynb #f6ae539c
+# %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
 def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     "List the registered tasks or metrics."
@@ -133,11 +203,16 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     if what == 'tasks':
         for n in tasks.names(): typer.echo(f"{n}\t{tasks.entry(n).meta.get('description', '')}")
     elif what == 'metrics':
-        for n in metrics.names(): typer.echo(f"{n}\t{','.join(sorted(metrics.entry(n).tags))}\t{metrics.entry(n).meta['description']}")
+        for n in metrics.names():
+            e = metrics.entry(n)
+            typer.echo(f"{n}\t{','.join(sorted(e.tags))}\t{e.meta['description']}")
     else: raise DataError("list what? 'tasks' or 'metrics'", field='what', value=what)
 
-# %% ../../nbs/29_cells.cli.ipynb #d72a97cd
-register_family('cells', "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration.", cli=cli)
-register_report('cells', 'cells.ipynb', 'cells', "Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs random embedding, UMAPs, perturbation demo",
-                demo_parameters={'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
-                                 'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]})
+# %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
+_FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."
+_REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs random embedding, UMAPs, "
+                "perturbation demo")
+_DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
+         'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
+register_family('cells', _FAMILY_HELP, cli=cli)
+register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)
