@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import requests
-from fastcore.basics import patch as fastcore_patch
+from fastcore.basics import patch
 from requests.adapters import HTTPAdapter
 
 from ..core import RunError, get_logger
@@ -19,7 +19,7 @@ from .queries import normalizer_from_nodenorm
 # %% auto #0
 __all__ = ['log', 'NOT_RETRIED', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason',
            'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session', 'request_json', 'extract_message',
-           'is_failure_marker', 'default_cache_dir', 'NodeNormClient', 'get', 'normalizer']
+           'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7
 log = get_logger('translator.client')
@@ -176,7 +176,7 @@ class NodeNormClient:
                 except json.JSONDecodeError: pass
 
 # %% ../../nbs/12a_translator.client.ipynb #8c14e10e
-@fastcore_patch
+@patch
 def _post_batch(self: NodeNormClient, batch: list[str]):
     "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
     o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
@@ -190,7 +190,7 @@ def _post_batch(self: NodeNormClient, batch: list[str]):
     with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
 
 # %% ../../nbs/12a_translator.client.ipynb #a2a8c650
-@fastcore_patch
+@patch
 def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
     "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
     missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
@@ -198,7 +198,7 @@ def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
     return {c: self.cache[c] for c in dict.fromkeys(curies)}
 
 # %% ../../nbs/12a_translator.client.ipynb #5f6d935d
-@fastcore_patch
+@patch
 def normalizer(self: NodeNormClient, curies: Sequence[str]) -> dict[str, str]:
     "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
     return normalizer_from_nodenorm(self.get(curies))

@@ -9,15 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastcore.basics import patch as fastcore_patch
+from fastcore.basics import patch
 
 from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
 __all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_utf8',
-           'read_json', 'read_tsv', 'Template', 'pinned', 'unpinned', 'check_template', 'Source', 'load_source',
-           'Endpoint', 'Target', 'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks',
-           'load_config']
+           'read_json', 'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target',
+           'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')
@@ -91,13 +90,13 @@ class Template:
     def query_graph(self) -> dict: return self.message['message']['query_graph']
 
 # %% ../../nbs/10_translator.config.ipynb #e523965d
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def pinned(self: Template) -> list[str]:
     "qnode ids with `ids: []`, in template order."
     return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
 
 # %% ../../nbs/10_translator.config.ipynb #3a3fbe58
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def unpinned(self: Template) -> list[str]:
     "qnode ids without `ids`, in template order."
     return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]

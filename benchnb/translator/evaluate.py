@@ -12,7 +12,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch as fastcore_patch
+from fastcore.basics import patch
 
 from ..core import DataError, get_logger
 from ..results import bootstrap_ci
@@ -25,11 +25,9 @@ from .validate import Problem, validate_response
 # %% auto #0
 __all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
            'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'per_query', 'curves', 'metric_at', 'precision_at_k',
-           'recall_at_k', 'mAP_at_k', 'top_k_accuracy', 'mean_reciprocal_rank', 'query_status', 'evaluate_responses',
-           'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses', 'result_dirs', 'failures',
-           'confidence_intervals', 'to_dict', 'to_json', 'report_ks', 'table', 'query_table', 'text_report',
-           'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results', 'save', 'synthetic_responses']
+           'set_members', 'answer_view', 'Evaluation', 'query_status', 'evaluate_responses', 'ResponseFiles',
+           'match_response', 'is_trapi_response', 'load_responses', 'result_dirs', 'report_ks', 'plot_metric',
+           'save_plots', 'make_normalizer', 'evaluate_results', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -310,15 +308,15 @@ class Evaluation:
     warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked
 
 # %% ../../nbs/13_translator.evaluate.ipynb #d165fdaf
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def k(self: Evaluation) -> int: return self.hits.shape[1]
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def ranks(self: Evaluation) -> np.ndarray: return np.arange(1, self.k + 1)
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def tp(self: Evaluation) -> np.ndarray: return np.cumsum(self.hits, axis=1)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6023e62b
-@fastcore_patch
+@patch
 def per_query(self: Evaluation) -> dict[str, np.ndarray]:
     "Per-query arrays (N × k): precision, recall, average precision, ndcg; and (N,) reciprocal rank."
     h, tp, r, R = self.hits, self.tp, self.ranks, np.maximum(self.n_relevant, 1)[:, None]
@@ -330,7 +328,7 @@ def per_query(self: Evaluation) -> dict[str, np.ndarray]:
             'reciprocal_rank': np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6b511bb3
-@fastcore_patch
+@patch
 def curves(self: Evaluation, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
     "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
     m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
@@ -343,7 +341,7 @@ def curves(self: Evaluation, mask: np.ndarray|None=None) -> dict[str, np.ndarray
             'macro_recall_at_k': pq['recall'][m].sum(0) / n}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #0805a351
-@fastcore_patch
+@patch
 def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
     "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
     curve = self.curves()[metric]
@@ -353,15 +351,15 @@ def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
     return np.asarray(curve)[np.asarray(k) - 1]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6b8faa5c
-@fastcore_patch
+@patch
 def precision_at_k(self: Evaluation, k): return self.metric_at('precision_at_k', k)
-@fastcore_patch
+@patch
 def recall_at_k(self: Evaluation, k): return self.metric_at('recall_at_k', k)
-@fastcore_patch
+@patch
 def mAP_at_k(self: Evaluation, k): return self.metric_at('mean_average_precision_at_k', k)
-@fastcore_patch
+@patch
 def top_k_accuracy(self: Evaluation, k): return self.metric_at('top_k_accuracy', k)
-@fastcore_patch(as_prop=True)
+@patch(as_prop=True)
 def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_reciprocal_rank']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
@@ -526,14 +524,14 @@ UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top
             'mean_reciprocal_rank')
 EXTRAS = ('ndcg_at_k', 'hit_at_k', 'macro_recall_at_k')
 
-@fastcore_patch
+@patch
 def failures(self: Evaluation) -> dict:
     "Counts of answered / empty / failed / missing queries and the failure rate."
     c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
     return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #e2713f85
-@fastcore_patch
+@patch
 def confidence_intervals(self: Evaluation, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
     "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
     pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
@@ -564,7 +562,7 @@ def _query_block(ev: Evaluation, pq: dict) -> dict:
             for i, u in enumerate(ev.uids)}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #b135ed57
-@fastcore_patch
+@patch
 def to_dict(self: Evaluation, ci: bool=True) -> dict:
     "The `output.json` content: upstream keys first, then benchnb's extras."
     c, pq = self.curves(), self.per_query()
@@ -581,7 +579,7 @@ def to_dict(self: Evaluation, ci: bool=True) -> dict:
     return out
 
 # %% ../../nbs/13_translator.evaluate.ipynb #5e076ac0
-@fastcore_patch
+@patch
 def to_json(self: Evaluation, output_dir: str|os.PathLike, ci: bool=True) -> Path:
     "Write `output.json` (indent 4) into `output_dir`."
     return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
@@ -592,7 +590,7 @@ def report_ks(k: int) -> list[int]:
     return [x for x in (1, 5, 10, 20, 50, 100, 200, 500) if x < k] + [k]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #892cc9c7
-@fastcore_patch
+@patch
 def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
     "Metrics (rows) × k (columns); MRR is constant across k."
     ks = list(ks or report_ks(self.k))
@@ -602,7 +600,7 @@ def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=Fal
     return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
 
 # %% ../../nbs/13_translator.evaluate.ipynb #a88e29c0
-@fastcore_patch
+@patch
 def query_table(self: Evaluation) -> pd.DataFrame:
     "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
     pq, k = self.per_query(), self.k
@@ -618,7 +616,7 @@ def query_table(self: Evaluation) -> pd.DataFrame:
 _TEXT_ROWS = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k',
               'mAP @ k\t\t\t': 'mean_average_precision_at_k', 'Top-k Accuracy\t\t': 'top_k_accuracy'}
 
-@fastcore_patch
+@patch
 def text_report(self: Evaluation, results_dir: str|os.PathLike|None=None) -> str:
     "Upstream's plain-text metric block."
     ks, c = report_ks(self.k), self.curves()
@@ -721,7 +719,7 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
             for d, resp, failed in sources]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #d474171a
-@fastcore_patch
+@patch
 def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
          ci: bool=True) -> list[Path]:
     "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import requests
-from fastcore.basics import patch as fastcore_patch
+from fastcore.basics import patch
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, write_json
@@ -20,9 +20,9 @@ from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_ses
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'Protocol', 'asyncquery', 'agent_dir_name', 'ars', 'CallbackListener', 'url', 'forget', 'receive',
-           'wait', 'start', 'stop', 'await_callback', 'choose_run_dir', 'target_down_reason', 'probe_target',
-           'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
+__all__ = ['log', 'FAIL_FAST', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir', 'target_down_reason',
+           'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark',
+           'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
@@ -41,7 +41,7 @@ class Protocol:
     listener: Any = None              # a started CallbackListener (completion='callback')
 
 # %% ../../nbs/12_translator.fetch.ipynb #0bee9b45
-@fastcore_patch
+@patch
 def __call__(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
     "(outcome, {sub-directory: response}); '' is the run directory itself."
     if self.endpoint.mode == 'ars': return self.ars(body)
@@ -55,7 +55,7 @@ def _no_job(sub: Outcome, why: str) -> Outcome:
     return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else why)
 
 # %% ../../nbs/12_translator.fetch.ipynb #a851c1b7
-@fastcore_patch
+@patch
 def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None]:
     "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
     deadline = time.monotonic() + self.max_wait
@@ -66,7 +66,7 @@ def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None
         self.policy.sleep(self.poll_interval)
 
 # %% ../../nbs/12_translator.fetch.ipynb #18d21fbd
-@fastcore_patch
+@patch
 def _async_result(self: Protocol, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
     "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
     if status != 'Completed':
@@ -79,7 +79,7 @@ def _async_result(self: Protocol, job: str, sub: Outcome, st: Outcome, status: s
     return replace(out, attempts=sub.attempts + out.attempts - 1)
 
 # %% ../../nbs/12_translator.fetch.ipynb #8a2d2783
-@fastcore_patch
+@patch
 def asyncquery(self: Protocol, body: dict) -> Outcome:
     "TRAPI asynchronous query: submit, poll the status, fetch the response."
     base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
@@ -104,7 +104,7 @@ def _get_path(d, *keys):
     return d
 
 # %% ../../nbs/12_translator.fetch.ipynb #69c4833f
-@fastcore_patch
+@patch
 def _ars_message(self: Protocol, pk: str, trace: bool=False) -> Outcome:
     "GET the ARS message `pk` (with `trace`: its children and merged_version)."
     url = self.endpoint.url.rstrip('/')
@@ -119,7 +119,7 @@ def _ars_children(parent: Outcome) -> dict[str, str]:
             for c in kids if isinstance(c, dict)}
 
 # %% ../../nbs/12_translator.fetch.ipynb #9aa8b870
-@fastcore_patch
+@patch
 def _ars_poll_children(self: Protocol, children: dict[str, str], deadline: float) -> dict[str, Any]:
     "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
     got = {}
@@ -132,7 +132,7 @@ def _ars_poll_children(self: Protocol, children: dict[str, str], deadline: float
     return got
 
 # %% ../../nbs/12_translator.fetch.ipynb #2969adb6
-@fastcore_patch
+@patch
 def _ars_merged(self: Protocol, pk: str, deadline: float) -> Outcome|None:
     "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
     while time.monotonic() <= deadline:
@@ -142,7 +142,7 @@ def _ars_merged(self: Protocol, pk: str, deadline: float) -> Outcome|None:
     return None
 
 # %% ../../nbs/12_translator.fetch.ipynb #70c35287
-@fastcore_patch
+@patch
 def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
     "ARS: submit, poll every child agent and the merged message."
     sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
@@ -172,13 +172,13 @@ class CallbackListener:
         return token
 
 # %% ../../nbs/12_translator.fetch.ipynb #7a39ccf9
-@fastcore_patch
+@patch
 def url(self: CallbackListener, token: str) -> str:
     "The callback URL for `token` (under `public_url` when given)."
     base = self.public_url or f'http://{self.host}:{self.port}'
     return f"{base.rstrip('/')}/callback/{token}"
 
-@fastcore_patch
+@patch
 def forget(self: CallbackListener, token: str):
     "Stop accepting (and drop any Response for) `token`."
     with self._cond:
@@ -192,7 +192,7 @@ def _loads_or_none(raw: bytes) -> Any:
     except (json.JSONDecodeError, UnicodeDecodeError): return None
 
 # %% ../../nbs/12_translator.fetch.ipynb #fcc62063
-@fastcore_patch
+@patch
 def receive(self: CallbackListener, token: str, raw: bytes) -> int:
     "Handle one POSTed body for `token`; the HTTP status to answer."
     obj = _loads_or_none(raw)
@@ -209,7 +209,7 @@ def receive(self: CallbackListener, token: str, raw: bytes) -> int:
         return 200
 
 # %% ../../nbs/12_translator.fetch.ipynb #893bb18c
-@fastcore_patch
+@patch
 def wait(self: CallbackListener, token: str, timeout: float) -> tuple[dict, int]|None:
     "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
     with self._cond:
@@ -235,7 +235,7 @@ def _callback_handler(listener: CallbackListener) -> type:
     return Handler
 
 # %% ../../nbs/12_translator.fetch.ipynb #9cd752df
-@fastcore_patch
+@patch
 def start(self: CallbackListener) -> CallbackListener:
     "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
     self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
@@ -245,7 +245,7 @@ def start(self: CallbackListener) -> CallbackListener:
     return self
 
 # %% ../../nbs/12_translator.fetch.ipynb #b195ae4c
-@fastcore_patch
+@patch
 def stop(self: CallbackListener):
     if self._httpd:
         self._httpd.shutdown()
@@ -264,7 +264,7 @@ def _callback_failure(job: str, resp: dict) -> str|None:
     return None
 
 # %% ../../nbs/12_translator.fetch.ipynb #4e299284
-@fastcore_patch
+@patch
 def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
     "Wait up to `max_wait` s for the target to POST the final Response of `job`."
     t0 = time.perf_counter()
