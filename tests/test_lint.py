@@ -72,3 +72,14 @@ def test_the_check_can_fail(tmp_path):
     assert any("undefined name 'undefined_thing'" in x for x in found), found
     assert any("redefinition of unused 'g'" in x for x in found), found
     assert not any("redefinition of unused 'f'" in x for x in found), found
+
+
+def test_all_names_are_defined():
+    "Every name a module lists in `__all__` is a real object (an `@patch` under another alias would export None)."
+    import importlib, pkgutil, benchnb
+    bad = []
+    for m in pkgutil.walk_packages(benchnb.__path__, 'benchnb.'):
+        if m.name.endswith('_modidx'): continue
+        mod = importlib.import_module(m.name)
+        bad += [f"{m.name}.{n}" for n in getattr(mod, '__all__', []) if getattr(mod, n, None) is None]
+    assert not bad, bad
