@@ -148,7 +148,7 @@ def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100) -> Neighbor
     pad = np.full((m, k + 1 - m), m - 1)                            # pynndescent's −1 → the last cell (see above)
     return Neighbors(np.hstack([nb.indices, pad]), np.hstack([nb.distances, np.zeros(pad.shape)]))
 
-# %% ../../nbs/20a_cells.scib.ipynb #fab181de
+# %% ../../nbs/20a_cells.scib.ipynb #8832c8e3
 def _kbet_label(conn: sp.csr_matrix, bat: np.ndarray, alpha: float, n_comps: int) -> float:
     "scib-metrics' kBET of one label's connectivity subgraph `conn` with batch codes `bat` (NaN: skipped)."
     m = len(bat)
@@ -164,7 +164,7 @@ def _kbet_label(conn: sp.csr_matrix, bat: np.ndarray, alpha: float, n_comps: int
     except ValueError: return 0.0                                  # failed eigendecomposition: 100 % rejection
     return kbet(nb, bat[keep], alpha)[0]
 
-# %% ../../nbs/20a_cells.scib.ipynb #610d9f4c
+# %% ../../nbs/20a_cells.scib.ipynb #7c3bf0a7
 def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, diffusion_n_comps: int=100,
                    return_df: bool=False) -> float | tuple[float, pd.DataFrame]:
     "scIB's KBET (scib-metrics `kbet_per_label`): mean over labels of the kBET acceptance on diffusion neighbours."
@@ -324,7 +324,7 @@ def pre_integrated_pca(adata) -> np.ndarray:
     sc.tl.pca(a, n_comps=min(50, a.n_obs - 1, a.n_vars - 1), mask_var=None)
     return np.asarray(a.obsm['X_pca'], dtype=np.float64)
 
-# %% ../../nbs/20a_cells.scib.ipynb #4803632c
+# %% ../../nbs/20a_cells.scib.ipynb #db7314e2
 def _draw_bar(ax, x: float, y: float, val: float, txt: str):
     "An aggregate's cell: a bar as long (and as dark) as the value, the value written at its left."
     import matplotlib
@@ -332,7 +332,7 @@ def _draw_bar(ax, x: float, y: float, val: float, txt: str):
     ax.barh(y, 0.9 * v, left=x - 0.45, height=0.6, color=matplotlib.colormaps['YlGnBu'](0.3 + 0.6 * v))
     ax.text(x - 0.4, y, txt, va='center', ha='left', fontsize=8)
 
-# %% ../../nbs/20a_cells.scib.ipynb #3cc9edf7
+# %% ../../nbs/20a_cells.scib.ipynb #dded4840
 def _draw_circle(ax, x: float, y: float, val: float, txt: str, lo: float, hi: float):
     "A metric's cell: a circle coloured by where the value lies in [lo, hi], the value inside."
     import matplotlib
@@ -340,7 +340,7 @@ def _draw_circle(ax, x: float, y: float, val: float, txt: str, lo: float, hi: fl
     ax.scatter(x, y, s=700, color=matplotlib.colormaps['PRGn'](f))
     ax.text(x, y, txt, ha='center', va='center', fontsize=7)
 
-# %% ../../nbs/20a_cells.scib.ipynb #150e9ea1
+# %% ../../nbs/20a_cells.scib.ipynb #dc0366c6
 def _draw_column(ax, x: float, c: str, v: np.ndarray, n: int):
     "Column `c` with values `v` (best Total first) at `x`: circles, or bars for an aggregate, under its header."
     lo, hi = np.nanmin(v), np.nanmax(v)
@@ -351,14 +351,14 @@ def _draw_column(ax, x: float, c: str, v: np.ndarray, n: int):
         else: _draw_circle(ax, x, y, val, txt, lo, hi)
     ax.text(x, n - 0.2, c.replace(' ', '\n', 1), ha='center', va='bottom', fontsize=8, weight='bold')
 
-# %% ../../nbs/20a_cells.scib.ipynb #b04c2172
+# %% ../../nbs/20a_cells.scib.ipynb #aaf19fca
 def _draw_groups(ax, n: int):
     "'Bio conservation', 'Batch correction' and 'Aggregate score' over their columns, underlined."
     for g, (a, b) in {'Bio conservation': (2, 6), 'Batch correction': (7, 11), 'Aggregate score': (12, 14)}.items():
         ax.text((a + b) / 2, n + 0.55, g, ha='center', fontsize=9, style='italic')
         ax.plot([a - 0.4, b + 0.4], [n + 0.45] * 2, color='k', lw=0.8)
 
-# %% ../../nbs/20a_cells.scib.ipynb #027e9f27
+# %% ../../nbs/20a_cells.scib.ipynb #71771836
 def _draw_frame(ax, names: Sequence, n: int, ncols: int):
     "Embedding `names` down the left (first on top), the group headers, axis limits; no axes drawn."
     for i, name in enumerate(names):
@@ -368,7 +368,7 @@ def _draw_frame(ax, names: Sequence, n: int, ncols: int):
     ax.set_ylim(-0.7, n + 0.9)
     ax.axis('off')
 
-# %% ../../nbs/20a_cells.scib.ipynb #716b0eae
+# %% ../../nbs/20a_cells.scib.ipynb #895d41ea
 def plot_scib_table(table: pd.DataFrame, path=None):
     "scIB-style results table: circles per metric, bars for the aggregates, embeddings sorted by Total."
     import matplotlib.pyplot as plt
