@@ -881,7 +881,7 @@ def spearman(a, b) -> float:
 # %% ../../nbs/20_cells.metrics.ipynb #41502bc3
 def _mse(y_true, y_pred): return float(np.mean((np.asarray(y_true, float) - np.asarray(y_pred, float)) ** 2))
 
-# %% ../../nbs/20_cells.metrics.ipynb #4f4efef1
+# %% ../../nbs/20_cells.metrics.ipynb #e5be2d26
 _M = MetricType
 for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.ADJUSTED_RAND_INDEX, adjusted_rand_score, {'labels_true', 'labels_pred'}, {}, {'clustering'},
@@ -892,7 +892,11 @@ for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.ENTROPY_PER_CELL, entropy_per_cell, {'X', 'batch'}, {'k': 200}, {'integration'},
      'Batch entropy of 200-NN neighbourhoods / ln B'),
     (_M.BATCH_SILHOUETTE, silhouette_batch, {'X', 'labels', 'batch'}, {}, {'integration'},
-     'scIB batch ASW (observed categories)'),
+     'scIB batch ASW (observed categories)')]:
+    register_metric(_t, _f, _req, _defaults, _desc, _tags)
+
+# %% ../../nbs/20_cells.metrics.ipynb #1ac8bf96
+for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.MEAN_SQUARED_ERROR, _mse, {'y_true', 'y_pred'}, {}, {'perturbation'}, 'Mean squared error'),
     (_M.PEARSON_CORRELATION, pearson, {'x', 'y'}, {}, {'perturbation'}, 'Pearson r'),
     (_M.JACCARD, jaccard, {'y_true', 'y_pred'}, {}, {'perturbation'}, 'Jaccard index of two sets'),
@@ -902,7 +906,7 @@ for _t, _f, _req, _defaults, _tags, _desc in [
      'kNN vs random time-label distance (seeded)')]:
     register_metric(_t, _f, _req, _defaults, _desc, _tags)
 
-# %% ../../nbs/20_cells.metrics.ipynb #7c94c068
+# %% ../../nbs/20_cells.metrics.ipynb #1f73f403
 for _t, _f, _req, _defaults, _tags, _desc in [
     (_M.ILISI, ilisi, {'nbrs', 'batch'}, {}, {'integration', 'scib'}, 'scaled median iLISI (scib-metrics)'),
     (_M.CLISI, clisi, {'nbrs', 'labels'}, {}, {'integration', 'scib'}, 'scaled median cLISI (scib-metrics)'),
@@ -914,7 +918,7 @@ for _t, _f, _req, _defaults, _tags, _desc in [
      'isolated-label ASW (scib-metrics)')]:
     register_metric(_t, _f, _req, _defaults, _desc, _tags)
 
-# %% ../../nbs/20_cells.metrics.ipynb #c56534c6
+# %% ../../nbs/20_cells.metrics.ipynb #e6484efa
 for _t, _col in [(_M.MEAN_FOLD_ACCURACY, 'accuracy'), (_M.MEAN_FOLD_F1_SCORE, 'f1'),
                  (_M.MEAN_FOLD_PRECISION, 'precision'), (_M.MEAN_FOLD_RECALL, 'recall'),
                  (_M.MEAN_FOLD_AUROC, 'auroc')]:

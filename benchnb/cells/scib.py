@@ -148,31 +148,40 @@ def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100) -> Neighbor
     pad = np.full((m, k + 1 - m), m - 1)                            # pynndescent's −1 → the last cell (see above)
     return Neighbors(np.hstack([nb.indices, pad]), np.hstack([nb.distances, np.zeros(pad.shape)]))
 
-# %% ../../nbs/20a_cells.scib.ipynb #8832c8e3
+# %% ../../nbs/20a_cells.scib.ipynb #d826b612
+def _kbet_k0(bat: np.ndarray) -> int:
+    "min(70, max(10, ⌊mean cells per batch / 4⌋))."
+    return int(min(70, max(10, math.floor(np.mean(np.unique(bat, return_counts=True)[1]) / 4))))
+
+# %% ../../nbs/20a_cells.scib.ipynb #f975d822
 def _kbet_label(conn: sp.csr_matrix, bat: np.ndarray, alpha: float, n_comps: int) -> float:
     "scib-metrics' kBET of one label's connectivity subgraph `conn` with batch codes `bat` (NaN: skipped)."
     m = len(bat)
     if m < 10 or len(np.unique(bat)) == 1: return np.nan
-    k0 = int(min(70, max(10, math.floor(np.mean(np.unique(bat, return_counts=True)[1]) / 4))))
+    k0 = _kbet_k0(bat)
     n_comp, comp = connected_components(conn, connection='strong')
     keep = np.arange(m)
     if n_comp > 1:
-        size = np.bincount(comp); keep = np.flatnonzero(size[comp] >= 3 * k0)
+        size = np.bincount(comp)
+        keep = np.flatnonzero(size[comp] >= 3 * k0)
         if len(keep) / m < 0.75: return 0.0
         conn = conn[keep][:, keep]
     try: nb = diffusion_neighbors(conn, k0, min(n_comps, len(keep) - 1))
     except ValueError: return 0.0                                  # failed eigendecomposition: 100 % rejection
     return kbet(nb, bat[keep], alpha)[0]
 
-# %% ../../nbs/20a_cells.scib.ipynb #7c3bf0a7
+# %% ../../nbs/20a_cells.scib.ipynb #92df1a0f
 def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, diffusion_n_comps: int=100,
                    return_df: bool=False) -> float | tuple[float, pd.DataFrame]:
     "scIB's KBET (scib-metrics `kbet_per_label`): mean over labels of the kBET acceptance on diffusion neighbours."
-    bat, _ = encode_labels(batch, nbrs.n, 'batch'); lab, cats = encode_labels(labels, nbrs.n, 'labels')
+    bat, _ = encode_labels(batch, nbrs.n, 'batch')
+    lab, cats = encode_labels(labels, nbrs.n, 'labels')
     conn = sp.csr_matrix(umap_connectivities(nbrs))
     scores = []
     for g in range(len(cats)):
-        m = np.flatnonzero(lab == g); sub = conn[m][:, m]; sub.sort_indices()
+        m = np.flatnonzero(lab == g)
+        sub = conn[m][:, m]
+        sub.sort_indices()
         scores.append(_kbet_label(sub, bat[m], alpha, diffusion_n_comps))
     df = pd.DataFrame({'cluster': cats, 'kBET': scores})
     score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
