@@ -19,10 +19,10 @@ from .report import parse_parameters, reports, run_demo, run_report
 # %% auto #0
 __all__ = ['build_app', 'main']
 
-# %% ../nbs/09_cli.ipynb #473d8994
+# %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
 
-# %% ../nbs/09_cli.ipynb #0e515a1b
+# %% ../nbs/09_cli.ipynb #7dff48c5
 def _report(name: Optional[str] = typer.Argument(None, help="Registered report name (see --list)."),
             param: List[str] = typer.Option(
                 [], '--param', '-p', help="Notebook parameter key=value (value read as JSON if it parses)."),
@@ -39,7 +39,7 @@ def _report(name: Optional[str] = typer.Argument(None, help="Registered report n
     res = run_report(name, parse_parameters(param), out, html=not no_html, show_code=show_code)
     typer.echo(f"{res.notebook}\n{res.html or ''}".strip())
 
-# %% ../nbs/09_cli.ipynb #9c768695
+# %% ../nbs/09_cli.ipynb #00bb60a2
 def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the reports and index.html."),
           only: List[str] = typer.Option([], '--only', help="Run only these reports.")):
     "Run every registered report on its small demo data and write an index page."
@@ -47,7 +47,7 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     for o in outs: typer.echo(f"{o.status:6} {o.seconds:7.1f} s  {o.html}")
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
 
-# %% ../nbs/09_cli.ipynb #de0b350b
+# %% ../nbs/09_cli.ipynb #b7c2ecfb
 _ENV_HELP = ("\b\nEnvironment:\n"
              "  BENCHNB_PROGRESS  auto (default): bars on a terminal, else a line per stage;\n"
              "                    bar, lines, or 0 (off)\n"
@@ -59,7 +59,7 @@ def _epilog() -> str:
     return (f"\b\nExit status (every command):\n{codes}\n\n{_ENV_HELP}"
             "\b\nExample:\n  benchnb demo -o reports/out        # every report on its demo data")
 
-# %% ../nbs/09_cli.ipynb #4f5b6ead
+# %% ../nbs/09_cli.ipynb #ef82aadb
 def _show_version(value: bool):
     if value: _version(); raise typer.Exit()
 
@@ -67,14 +67,14 @@ def _root(version: bool = typer.Option(
         False, '--version', is_eager=True, callback=_show_version, help="Print the version and exit.")):
     "benchnb: Translator, single-cell and PLISM benchmarks, end to end."
 
-# %% ../nbs/09_cli.ipynb #c25bd04c
+# %% ../nbs/09_cli.ipynb #4323e1db
 def _mount_families(app: typer.Typer):
     load_plugins()
     for name in families.names():
         info = families[name]
         if info.cli is not None: app.add_typer(info.cli, name=name, help=info.description)
 
-# %% ../nbs/09_cli.ipynb #e13b55f5
+# %% ../nbs/09_cli.ipynb #a4f01ae9
 _CTX = {'help_option_names': ['-h', '--help'], 'max_content_width': 100}
 
 def build_app() -> typer.Typer:
@@ -90,34 +90,34 @@ def build_app() -> typer.Typer:
     _mount_families(app)
     return app
 
-# %% ../nbs/09_cli.ipynb #ad6e2a0b
+# %% ../nbs/09_cli.ipynb #fddb78c1
 def _say(msg: str):
     close_progress()
     typer.echo(f"benchnb: {msg}", err=True)
 
-# %% ../nbs/09_cli.ipynb #29423797
+# %% ../nbs/09_cli.ipynb #3b2088b8
 def _app_code(rv) -> int: return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
 
-# %% ../nbs/09_cli.ipynb #5ec80dec
+# %% ../nbs/09_cli.ipynb #a05a0f9e
 def _usage_error(e: typer.TyperException) -> int:
     close_progress()
     e.show()
     return getattr(e, 'exit_code', 2)
 
-# %% ../nbs/09_cli.ipynb #79d493d4
+# %% ../nbs/09_cli.ipynb #21ddb22f
 def _internal_error(e: Exception) -> int:
     if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
     _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
     return EXIT_ERROR
 
-# %% ../nbs/09_cli.ipynb #c4b85a32
+# %% ../nbs/09_cli.ipynb #2d54b170
 def _say_interrupted(argv: list[str]|None):
     if argv is None and threading.current_thread() is threading.main_thread():
         # the console command is ending: more Ctrl-C must not break the exit
         signal.signal(signal.SIGINT, signal.SIG_IGN)
     _say("interrupted; finished work is kept, rerun the same command to resume")
 
-# %% ../nbs/09_cli.ipynb #d57b9d21
+# %% ../nbs/09_cli.ipynb #1fd5b5d5
 def main(argv: list[str]|None=None) -> int:
     "Run the `benchnb` command; return the exit status (see `EXIT_CODES`)."
     configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))
