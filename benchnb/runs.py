@@ -45,37 +45,37 @@ def atomic_write(path: str|os.PathLike, mode: str='w', encoding: str|None='utf-8
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
-# %% ../nbs/00b_runs.ipynb #09b862c7
+# %% ../nbs/00b_runs.ipynb #59f433e1
 def write_text(path, text: str) -> Path:
     "Atomically write `text` to `path`."
     with atomic_write(path) as f: f.write(text)
     return Path(path)
 
-# %% ../nbs/00b_runs.ipynb #e2682041
+# %% ../nbs/00b_runs.ipynb #643ba183
 def write_bytes(path, data: bytes) -> Path:
     "Atomically write `data` to `path`."
     with atomic_write(path, 'wb') as f: f.write(data)
     return Path(path)
 
-# %% ../nbs/00b_runs.ipynb #7ab19735
+# %% ../nbs/00b_runs.ipynb #21ac3810
 def _json_default(o):
     if isinstance(o, np.generic): return o.item()
     if isinstance(o, np.ndarray): return o.tolist()
     if isinstance(o, (Path, dt.datetime)): return str(o)
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
-# %% ../nbs/00b_runs.ipynb #f7d21fae
+# %% ../nbs/00b_runs.ipynb #7ea34755
 def write_json(path, obj: Any, indent: int|None=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and arrays converted)."
     return write_text(path, json.dumps(obj, indent=indent, default=_json_default) + '\n')
 
-# %% ../nbs/00b_runs.ipynb #e9635ae7
+# %% ../nbs/00b_runs.ipynb #a56fbdd6
 def write_npy(path, array: np.ndarray) -> Path:
     "Atomically `np.save` `array` to `path`."
     with atomic_write(path, 'wb') as f: np.save(f, array)
     return Path(path)
 
-# %% ../nbs/00b_runs.ipynb #ebc9b23e
+# %% ../nbs/00b_runs.ipynb #3f34bb76
 def git_revision(path: str|os.PathLike|None=None) -> str|None:
     "The git commit of the checkout containing `path` (default: benchnb itself), with `+dirty` if modified."
     if path is None: path = Path(__file__).parent if '__file__' in globals() else Path.cwd()
@@ -87,12 +87,12 @@ def git_revision(path: str|os.PathLike|None=None) -> str|None:
         return rev.stdout.strip() + ('+dirty' if dirty.stdout.strip() else '')
     except (OSError, subprocess.SubprocessError): return None
 
-# %% ../nbs/00b_runs.ipynb #e371b8bd
+# %% ../nbs/00b_runs.ipynb #a79ab15e
 def now_iso() -> str:
     "Local time, ISO 8601 with offset, to the second."
     return dt.datetime.now().astimezone().isoformat(timespec='seconds')
 
-# %% ../nbs/00b_runs.ipynb #bc2bdbbf
+# %% ../nbs/00b_runs.ipynb #52955c51
 def _manifest(kind: str, parameters: dict|None, packages: Iterable[str], previous: dict) -> dict:
     m = {
         'kind': kind, 'parameters': parameters or {},
@@ -104,7 +104,7 @@ def _manifest(kind: str, parameters: dict|None, packages: Iterable[str], previou
     if previous: m['first_started'] = previous.get('first_started', previous.get('started'))
     return m
 
-# %% ../nbs/00b_runs.ipynb #76d41e11
+# %% ../nbs/00b_runs.ipynb #2aa6c24e
 class RunDir:
     "A run's directory with its `manifest.json`; use as a context manager to record the outcome."
     def __init__(self, path: str|os.PathLike, parameters: dict|None=None, packages: Iterable[str]=(),
@@ -119,7 +119,7 @@ class RunDir:
     def save(self): write_json(self.manifest_path, self.manifest)
     def __enter__(self): return self
 
-# %% ../nbs/00b_runs.ipynb #53296229
+# %% ../nbs/00b_runs.ipynb #36480a7e
 @patch
 def __exit__(self: RunDir, typ, err, tb):
     if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
@@ -127,7 +127,7 @@ def __exit__(self: RunDir, typ, err, tb):
     elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside the block ('partial', ...)
     return False
 
-# %% ../nbs/00b_runs.ipynb #657063da
+# %% ../nbs/00b_runs.ipynb #26cfcdd2
 @patch
 def finish(self: RunDir, status: str='ok', **info):
     "Record the end time, `status` and any extra `info` in the manifest."
@@ -142,7 +142,7 @@ def new_run_id(root: str|os.PathLike, when: dt.datetime|None=None) -> str:
     while (root/rid).exists(): i += 1; rid = f"{base}_{i}"
     return rid
 
-# %% ../nbs/00b_runs.ipynb #968ac1f4
+# %% ../nbs/00b_runs.ipynb #16b5cfd3
 class Ledger:
     "Append-only JSON Lines record of unit outcomes; the latest record per unit wins."
     def __init__(self, path: str|os.PathLike):
@@ -150,7 +150,7 @@ class Ledger:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
-# %% ../nbs/00b_runs.ipynb #64ba629e
+# %% ../nbs/00b_runs.ipynb #60141fb0
 def _append_line(path: Path, line: str):
     with open(path, 'a+b') as f:
         if f.tell() > 0:
@@ -160,7 +160,7 @@ def _append_line(path: Path, line: str):
         f.flush()
         os.fsync(f.fileno())
 
-# %% ../nbs/00b_runs.ipynb #bd84f6c2
+# %% ../nbs/00b_runs.ipynb #40623a01
 @patch
 def record(self: Ledger, unit: str, status: str, **info) -> dict:
     "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
@@ -171,7 +171,7 @@ def record(self: Ledger, unit: str, status: str, **info) -> dict:
     with self._lock: _append_line(self.path, line)
     return rec
 
-# %% ../nbs/00b_runs.ipynb #318f099b
+# %% ../nbs/00b_runs.ipynb #b40badbd
 @patch
 def latest(self: Ledger) -> dict[str, dict]:
     "unit → its latest record (lines cut short by a crash are skipped)."
@@ -183,19 +183,19 @@ def latest(self: Ledger) -> dict[str, dict]:
         if isinstance(rec, dict) and 'unit' in rec: out[rec['unit']] = rec
     return out
 
-# %% ../nbs/00b_runs.ipynb #9297332a
+# %% ../nbs/00b_runs.ipynb #d2646b4d
 @patch
 def done(self: Ledger) -> set[str]:
     "Units whose latest record is ok."
     return {u for u,r in self.latest().items() if r['status'] == 'ok'}
 
-# %% ../nbs/00b_runs.ipynb #4dce3fd0
+# %% ../nbs/00b_runs.ipynb #0aedc7de
 @patch
 def failed(self: Ledger) -> set[str]:
     "Units whose latest record is failed."
     return {u for u,r in self.latest().items() if r['status'] == 'failed'}
 
-# %% ../nbs/00b_runs.ipynb #b05b9140
+# %% ../nbs/00b_runs.ipynb #7b4b44da
 @patch
 def pending(self: Ledger, units: Iterable[str], retry_failed: bool=True) -> list[str]:
     "`units` still to do, in order: not yet ok (and, unless `retry_failed`, never attempted)."
@@ -203,7 +203,7 @@ def pending(self: Ledger, units: Iterable[str], retry_failed: bool=True) -> list
     keep = lambda u: u not in latest or (latest[u]['status'] == 'failed' and retry_failed)
     return [u for u in units if keep(u)]
 
-# %% ../nbs/00b_runs.ipynb #f60d3853
+# %% ../nbs/00b_runs.ipynb #1ddca64a
 @patch
 def counts(self: Ledger) -> dict[str, int]:
     "Number of units per latest status."
@@ -216,7 +216,7 @@ def pending_files(units: Iterable, output_of: Callable[[Any], os.PathLike], over
     "Units whose output file (from `output_of(unit)`) does not exist yet (all of them if `overwrite`)."
     return [u for u in units if overwrite or not Path(output_of(u)).exists()]
 
-# %% ../nbs/00b_runs.ipynb #4ddb6079
+# %% ../nbs/00b_runs.ipynb #fb9a3d89
 def _drain(fn: Callable[[Any], Any], todo: queue.SimpleQueue, done: queue.SimpleQueue, stop: threading.Event):
     while not stop.is_set():
         try: u = todo.get_nowait()
@@ -224,13 +224,13 @@ def _drain(fn: Callable[[Any], Any], todo: queue.SimpleQueue, done: queue.Simple
         try: done.put((u, fn(u), None))
         except BaseException as e: done.put((u, None, e))
 
-# %% ../nbs/00b_runs.ipynb #c13f7f89
+# %% ../nbs/00b_runs.ipynb #6cc19653
 def _next_done(done: queue.SimpleQueue, poll: float) -> tuple:
     while True:
         try: return done.get(timeout=poll)
         except queue.Empty: continue
 
-# %% ../nbs/00b_runs.ipynb #b29c1e53
+# %% ../nbs/00b_runs.ipynb #bedb47ee
 def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4,
                       poll: float=0.2) -> Iterator[tuple[Any, Any]]:
     ("Yield `(unit, fn(unit))` as each finishes on `workers` daemon threads; "
