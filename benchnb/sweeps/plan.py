@@ -267,6 +267,13 @@ def _expand_entries(entries: list, defaults: dict, base: Path, err: Callable) ->
         units.update({u.unit_id: u for u in us})
     return units, probs
 
+# %% ../../nbs/41_sweeps.plan.ipynb #953de199
+def _shape_problems(entries: Any, defaults: Any, err: Callable) -> list:
+    if not isinstance(entries, list) or not entries:
+        return [err(('units',), "'units' must be a non-empty list of unit entries")]
+    if not isinstance(defaults, dict): return [err(('defaults',), "defaults is a mapping of entry fields", defaults)]
+    return []
+
 # %% ../../nbs/41_sweeps.plan.ipynb #062138ab
 def check_plan(path: str|os.PathLike) -> tuple[Plan|None, list[PlanError]]:
     "Load and check a plan: (plan or None, problems)."
@@ -277,10 +284,7 @@ def check_plan(path: str|os.PathLike) -> tuple[Plan|None, list[PlanError]]:
     if not isinstance(data, dict): return None, [err((), "a plan is a mapping with 'units' (a list)")]
     probs = [err((k,), _unknown(k, TOP_FIELDS), k) for k in data if k not in TOP_FIELDS]
     entries, defaults = data.get('units'), data.get('defaults') or {}
-    if not isinstance(entries, list) or not entries:
-        return None, probs + [err(('units',), "'units' must be a non-empty list of unit entries")]
-    if not isinstance(defaults, dict):
-        return None, probs + [err(('defaults',), "defaults is a mapping of entry fields", defaults)]
+    if bad := _shape_problems(entries, defaults, err): return None, probs + bad
     units, p = _expand_entries(entries, defaults, path.parent, err)
     probs += p
     return (None if probs else Plan(path, str(data.get('name') or path.stem), list(units.values()))), probs
