@@ -135,12 +135,10 @@ def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
     "Run every pending unit of PLAN on Dask; record results in RESULTS/results.duckdb."
     from benchnb.resultsdb.db import ResultsDB
     from benchnb.sweeps.engine import open_cluster
-    p = _load_plan(plan)
-    res = parse_resources(resources)
+    p, res = _load_plan(plan), parse_resources(resources)
     with ResultsDB(results) as db:
         if _nothing_to_run(p, db, plan, results): return
-        info = open_cluster(workers, scheduler, res or None)   # all cores even for few units: PLISM units fan out
-        s = _sweep_on(info, p, results, db)
+        s = _sweep_on(open_cluster(workers, scheduler, res or None), p, results, db)
     _print_summary(s, results)
     if s.exit_code: raise typer.Exit(s.exit_code)
 
