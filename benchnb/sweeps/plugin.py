@@ -45,7 +45,7 @@ cli = typer.Typer(no_args_is_help=True, add_completion=False,
 
 def _units_loaded():
     "Register the unit kinds (imported here, not at start-up: `benchnb --help` needs no Dask or YAML)."
-    import benchnb.sweeps.units
+    import benchnb.sweeps.units   # registers the unit kinds
 
 # %% ../../nbs/49_sweeps.cli.ipynb #bd9136da
 @cli.command('example')

@@ -73,7 +73,7 @@ def _read_cells(dataset: str):
 # %% ../../nbs/43_sweeps.units.ipynb #88d942a2
 def _cells_tasks() -> list[str]:
     from benchnb.cells.tasks import tasks
-    import benchnb.cells.newer_tasks
+    import benchnb.cells.newer_tasks   # registers the newer single-dataset tasks
     return tasks.names('single')
 
 # %% ../../nbs/43_sweeps.units.ipynb #264c0ef2
