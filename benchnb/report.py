@@ -132,6 +132,12 @@ def _parameters_cell(nb) -> Any:
     rows = ''.join(_param_row(n, declared, given) for n in names)
     return nbformat.v4.new_markdown_cell(f"<details><summary>Parameters</summary><table>{rows}</table></details>")
 
+# %% ../nbs/01_report.ipynb #6b3b7349
+def _clean_outputs(c):
+    for o in c.get('outputs', []):
+        if o.get('name') == 'stderr': o['text'] = clean_stderr(o['text'])
+    if c.cell_type == 'code': c.outputs = [o for o in c.outputs if o.get('name') != 'stderr' or o['text']]
+
 # %% ../nbs/01_report.ipynb #28f9f539
 def tidy_report(nb) -> Any:
     "The executed report notebook `nb` as a reader sees it: one parameters table, stderr cleaned (in place)."
@@ -139,11 +145,11 @@ def tidy_report(nb) -> Any:
     for c in nb.cells:
         tags = c.metadata.get('tags', [])
         if {'parameters', 'injected-parameters'} & set(tags):
-            if table is None: table = _parameters_cell(nb); cells.append(table)
+            if table is None:
+                table = _parameters_cell(nb)
+                cells.append(table)
             continue
-        for o in c.get('outputs', []):
-            if o.get('name') == 'stderr': o['text'] = clean_stderr(o['text'])
-        if c.cell_type == 'code': c.outputs = [o for o in c.outputs if o.get('name') != 'stderr' or o['text']]
+        _clean_outputs(c)
         cells.append(c)
     nb.cells = cells
     return nb
