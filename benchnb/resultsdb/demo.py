@@ -80,7 +80,8 @@ def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[P
 # %% ../../nbs/46_resultsdb.demo.ipynb #49897928
 def demo_database(results_dir: str|os.PathLike, families=('translator', 'cells', 'plism')) -> Path:
     "Make the demo runs under `results_dir/runs` and import them into `results_dir/results.duckdb`."
-    out = Path(results_dir); runs = out/'runs'
+    out = Path(results_dir)
+    runs = out/'runs'
     makers = {'translator': demo_translator, 'cells': demo_cells, 'plism': demo_plism}
     paths = [p for f in families for p in makers[f](runs)]
     with ResultsDB(out) as db: counts = import_runs(db, paths, dataset='pbmc68k_reduced')   # cells: one JSON per seed
