@@ -61,7 +61,9 @@ def _epilog() -> str:
 
 # %% ../nbs/09_cli.ipynb #ef82aadb
 def _show_version(value: bool):
-    if value: _version(); raise typer.Exit()
+    if value:
+        _version()
+        raise typer.Exit()
 
 def _root(version: bool = typer.Option(
         False, '--version', is_eager=True, callback=_show_version, help="Print the version and exit.")):

@@ -26,20 +26,28 @@ def current_umask() -> int:
         for line in Path('/proc/self/status').read_text().splitlines():
             if line.startswith('Umask:'): return int(line.split()[1], 8)
     with _UMASK_LOCK:
-        mask = os.umask(0o022); os.umask(mask)
+        mask = os.umask(0o022)
+        os.umask(mask)
     return mask
 
-# %% ../nbs/00b_runs.ipynb #08e60685
+# %% ../nbs/00b_runs.ipynb #e5672693
+def _temp_beside(path: Path) -> tuple[int, str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix='.tmp')
+    os.chmod(tmp, 0o666 & ~current_umask())           # mkstemp creates 0600; the file should get what open() gives
+    return fd, tmp
+
+# %% ../nbs/00b_runs.ipynb #49066dce
 @contextlib.contextmanager
 def atomic_write(path: str|os.PathLike, mode: str='w', encoding: str|None='utf-8') -> Iterator[Any]:
     "Open a temp file beside `path` for writing; rename it over `path` only if the block succeeds."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix='.tmp')
-    os.chmod(tmp, 0o666 & ~current_umask())           # mkstemp creates 0600; the file should get what open() gives
+    path = Path(path)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
-            f.flush(); os.fsync(f.fileno())
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
@@ -139,7 +147,9 @@ def new_run_id(root: str|os.PathLike, when: dt.datetime|None=None) -> str:
     "A timestamp run id not yet used under `root`."
     base = (when or dt.datetime.now()).strftime('%Y-%m-%d_%H-%M-%S')
     root, rid, i = Path(root), base, 1
-    while (root/rid).exists(): i += 1; rid = f"{base}_{i}"
+    while (root/rid).exists():
+        i += 1
+        rid = f"{base}_{i}"
     return rid
 
 # %% ../nbs/00b_runs.ipynb #16b5cfd3
