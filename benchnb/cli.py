@@ -19,15 +19,19 @@ from .report import parse_parameters, reports, run_demo, run_report
 # %% auto #0
 __all__ = ['build_app', 'main']
 
-# %% ../nbs/09_cli.ipynb #aeb07a5f
+# %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
 
+# %% ../nbs/09_cli.ipynb #7dff48c5
 def _report(name: Optional[str] = typer.Argument(None, help="Registered report name (see --list)."),
-            param: List[str] = typer.Option([], '--param', '-p', help="Notebook parameter key=value (value read as JSON if it parses)."),
-            out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the executed .ipynb and .html."),
+            param: List[str] = typer.Option(
+                [], '--param', '-p', help="Notebook parameter key=value (value read as JSON if it parses)."),
+            out: Path = typer.Option(
+                Path('reports/out'), '--out', '-o', help="Folder for the executed .ipynb and .html."),
             list_: bool = typer.Option(False, '--list', help="List the registered reports and exit."),
             no_html: bool = typer.Option(False, '--no-html', help="Skip the HTML export."),
-            show_code: bool = typer.Option(False, '--show-code', help="Keep the code cells in the HTML (hidden by default).")):
+            show_code: bool = typer.Option(
+                False, '--show-code', help="Keep the code cells in the HTML (hidden by default).")):
     "Run a report notebook with papermill and export it to HTML."
     if list_ or name is None:
         for n in reports.names(): typer.echo(f"{n}\t{reports[n].family}\t{reports[n].description}")
@@ -35,6 +39,7 @@ def _report(name: Optional[str] = typer.Argument(None, help="Registered report n
     res = run_report(name, parse_parameters(param), out, html=not no_html, show_code=show_code)
     typer.echo(f"{res.notebook}\n{res.html or ''}".strip())
 
+# %% ../nbs/09_cli.ipynb #00bb60a2
 def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the reports and index.html."),
           only: List[str] = typer.Option([], '--only', help="Run only these reports.")):
     "Run every registered report on its small demo data and write an index page."
@@ -42,58 +47,89 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     for o in outs: typer.echo(f"{o.status:6} {o.seconds:7.1f} s  {o.html}")
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
 
-# %% ../nbs/09_cli.ipynb #324e8431
+# %% ../nbs/09_cli.ipynb #b7c2ecfb
+_ENV_HELP = ("\b\nEnvironment:\n"
+             "  BENCHNB_PROGRESS  auto (default): bars on a terminal, else a line per stage;\n"
+             "                    bar, lines, or 0 (off)\n"
+             "  BENCHNB_LOG       log level on stderr (default WARNING; INFO shows retries)\n"
+             "  BENCHNB_DEBUG=1   print the traceback of an internal error\n\n")
+
 def _epilog() -> str:
     codes = '\n'.join(f"  {c:<4} {m}" for c, m in EXIT_CODES.items())
-    return (f"\b\nExit status (every command):\n{codes}\n\n\b\nEnvironment:\n"
-            "  BENCHNB_PROGRESS  auto (default): bars on a terminal, else a line per stage;\n"
-            "                    bar, lines, or 0 (off)\n"
-            "  BENCHNB_LOG       log level on stderr (default WARNING; INFO shows retries)\n"
-            "  BENCHNB_DEBUG=1   print the traceback of an internal error\n\n"
+    return (f"\b\nExit status (every command):\n{codes}\n\n{_ENV_HELP}"
             "\b\nExample:\n  benchnb demo -o reports/out        # every report on its demo data")
 
+# %% ../nbs/09_cli.ipynb #ef82aadb
 def _show_version(value: bool):
-    if value: _version(); raise typer.Exit()
+    if value:
+        _version()
+        raise typer.Exit()
 
-def _root(version: bool = typer.Option(False, '--version', is_eager=True, callback=_show_version, help="Print the version and exit.")):
+def _root(version: bool = typer.Option(
+        False, '--version', is_eager=True, callback=_show_version, help="Print the version and exit.")):
     "benchnb: Translator, single-cell and PLISM benchmarks, end to end."
 
-def build_app() -> typer.Typer:
-    "The `benchnb` Typer app with the core commands and every registered family's group."
-    typer.core.HAS_RICH = False    # plain click help: complete option names at any width, plain text in pipes and notebooks
-    app = typer.Typer(name='benchnb', no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
-                      context_settings={'help_option_names': ['-h', '--help'], 'max_content_width': 100}, epilog=_epilog())
-    app.callback()(_root)
-    app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
-    app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
-    app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
+# %% ../nbs/09_cli.ipynb #4323e1db
+def _mount_families(app: typer.Typer):
     load_plugins()
     for name in families.names():
         info = families[name]
         if info.cli is not None: app.add_typer(info.cli, name=name, help=info.description)
+
+# %% ../nbs/09_cli.ipynb #a4f01ae9
+_CTX = {'help_option_names': ['-h', '--help'], 'max_content_width': 100}
+
+def build_app() -> typer.Typer:
+    "The `benchnb` Typer app with the core commands and every registered family's group."
+    # plain click help: complete option names at any width, plain text in pipes and notebooks
+    typer.core.HAS_RICH = False
+    app = typer.Typer(name='benchnb', no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                      context_settings=_CTX, epilog=_epilog())
+    app.callback()(_root)
+    app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
+    app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
+    app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
+    _mount_families(app)
     return app
 
-# %% ../nbs/09_cli.ipynb #57054981
+# %% ../nbs/09_cli.ipynb #fddb78c1
 def _say(msg: str):
     close_progress()
     typer.echo(f"benchnb: {msg}", err=True)
 
+# %% ../nbs/09_cli.ipynb #3b2088b8
+def _app_code(rv) -> int: return rv if isinstance(rv, int) and not isinstance(rv, bool) else 0
+
+# %% ../nbs/09_cli.ipynb #a05a0f9e
+def _usage_error(e: typer.TyperException) -> int:
+    close_progress()
+    e.show()
+    return getattr(e, 'exit_code', 2)
+
+# %% ../nbs/09_cli.ipynb #21ddb22f
+def _internal_error(e: Exception) -> int:
+    if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
+    _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
+    return EXIT_ERROR
+
+# %% ../nbs/09_cli.ipynb #2d54b170
+def _say_interrupted(argv: list[str]|None):
+    if argv is None and threading.current_thread() is threading.main_thread():
+        # the console command is ending: more Ctrl-C must not break the exit
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _say("interrupted; finished work is kept, rerun the same command to resume")
+
+# %% ../nbs/09_cli.ipynb #1fd5b5d5
 def main(argv: list[str]|None=None) -> int:
     "Run the `benchnb` command; return the exit status (see `EXIT_CODES`)."
     configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))
-    try:
-        rv = build_app()(args=argv, prog_name='benchnb', standalone_mode=False)
-        code = rv if isinstance(rv, int) and not isinstance(rv, bool) else 0   # typer returns Exit codes, Ctrl-C's 130 too
+    try: code = _app_code(build_app()(args=argv, prog_name='benchnb', standalone_mode=False))
     except typer.Exit as e: code = e.exit_code
     except (typer.Abort, KeyboardInterrupt): code = EXIT_INTERRUPTED
-    except typer.TyperException as e: close_progress(); e.show(); return getattr(e, 'exit_code', 2)   # usage errors: 2
-    except (BenchnbError, FileNotFoundError, PermissionError) as e: _say(f"error: {e}"); return EXIT_ERROR
-    except Exception as e:
-        if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
-        _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
+    except typer.TyperException as e: return _usage_error(e)   # usage errors: 2
+    except (BenchnbError, FileNotFoundError, PermissionError) as e:
+        _say(f"error: {e}")
         return EXIT_ERROR
-    if code == EXIT_INTERRUPTED:
-        if argv is None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGINT, signal.SIG_IGN)    # the console command is ending: more Ctrl-C must not break the exit
-        _say("interrupted; finished work is kept, rerun the same command to resume")
+    except Exception as e: return _internal_error(e)
+    if code == EXIT_INTERRUPTED: _say_interrupted(argv)
     return code

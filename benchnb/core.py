@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
+from fastcore.basics import patch
 from tqdm import tqdm
 
 # %% auto #0
@@ -19,7 +20,12 @@ __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRU
            'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
            'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
 
-# %% ../nbs/00_core.ipynb #648a54e1
+# %% ../nbs/00_core.ipynb #0d1c96e5
+def _short_repr(v, limit=80):
+    r = repr(v)
+    return r if len(r) <= limit else r[:limit-3] + '...'
+
+# %% ../nbs/00_core.ipynb #1780c30f
 class BenchnbError(Exception):
     "A fault the user can fix; the message names the file, field and value at fault."
     def __init__(self, message: str, *, file: str|os.PathLike|None=None, field: str|None=None, value: Any=None):
@@ -32,10 +38,7 @@ class BenchnbError(Exception):
         if self.value is not None: where.append(f"value {_short_repr(self.value)}")
         return f"{': '.join(where)}: {self.message}" if where else self.message
 
-def _short_repr(v, limit=80):
-    r = repr(v)
-    return r if len(r) <= limit else r[:limit-3] + '...'
-
+# %% ../nbs/00_core.ipynb #13747549
 class ConfigError(BenchnbError):   "A configuration file or option is invalid."
 class DataError(BenchnbError):     "Input data (features, AnnData, responses, ...) is malformed."
 class RegistryError(BenchnbError, KeyError): "A name is not registered (or registered twice)."
@@ -49,7 +52,7 @@ EXIT_CODES = {EXIT_OK: 'done: everything asked for was produced',
               EXIT_FAILURES: 'finished with failures: some units failed (recorded; rerun)',
               EXIT_INTERRUPTED: 'interrupted (Ctrl-C): finished units kept; rerun to resume'}
 
-# %% ../nbs/00_core.ipynb #771647f1
+# %% ../nbs/00_core.ipynb #0c7bbdaf
 @dataclass
 class RegistryEntry:
     "One registered object with its tags and metadata."
@@ -58,6 +61,7 @@ class RegistryEntry:
     tags: frozenset = frozenset()
     meta: dict = field(default_factory=dict)
 
+# %% ../nbs/00_core.ipynb #4c22f957
 class Registry:
     "Name → object lookup shared by metrics, tasks, extractors, targets, reports and families."
     def __init__(self, kind: str): self.kind,self._entries = kind,{}
@@ -66,17 +70,18 @@ class Registry:
     def __iter__(self): return iter(self._entries)
     def __len__(self): return len(self._entries)
 
-    def register(self, name: str, obj: Any=None, *, tags: Iterable[str]=(), replace: bool=False, **meta):
-        "Register `obj` under `name`; without `obj`, return a decorator."
-        if obj is None: return lambda o: self.register(name, o, tags=tags, replace=replace, **meta) or o
-        if name in self._entries and not replace:
-            raise RegistryError(f"{self.kind} {name!r} is already registered (pass replace=True to override)", field=self.kind, value=name)
-        self._entries[name] = RegistryEntry(name, obj, frozenset(tags), meta)
-        return obj
+# %% ../nbs/00_core.ipynb #ab70f98c
+@patch
+def register(self: Registry, name: str, obj: Any=None, *, tags: Iterable[str]=(), replace: bool=False, **meta):
+    "Register `obj` under `name`; without `obj`, return a decorator."
+    if obj is None: return lambda o: self.register(name, o, tags=tags, replace=replace, **meta) or o
+    if name in self._entries and not replace:
+        raise RegistryError(f"{self.kind} {name!r} is already registered (pass replace=True to override)",
+                            field=self.kind, value=name)
+    self._entries[name] = RegistryEntry(name, obj, frozenset(tags), meta)
+    return obj
 
-# %% ../nbs/00_core.ipynb #4514a317
-from fastcore.basics import patch
-
+# %% ../nbs/00_core.ipynb #c4ed7d84
 @patch
 def entry(self: Registry, name: str) -> RegistryEntry:
     "The entry for `name`, or a `RegistryError` listing the known names and the closest match."
@@ -86,35 +91,45 @@ def entry(self: Registry, name: str) -> RegistryEntry:
     known = ', '.join(sorted(self._entries)) or 'none'
     raise RegistryError(f"unknown {self.kind} {name!r} (known: {known}){hint}", field=self.kind, value=name)
 
+# %% ../nbs/00_core.ipynb #836255f1
 @patch
 def __getitem__(self: Registry, name: str): return self.entry(name).obj
 
+# %% ../nbs/00_core.ipynb #58d043ee
 @patch
 def names(self: Registry, tag: str|None=None) -> list[str]:
     "Registered names in registration order, optionally only those tagged `tag`."
     return [n for n,e in self._entries.items() if tag is None or tag in e.tags]
 
-# %% ../nbs/00_core.ipynb #f25fd0e6
+# %% ../nbs/00_core.ipynb #dd0e44ca
 logging.getLogger('benchnb').addHandler(logging.NullHandler())
 
 def get_logger(name: str) -> logging.Logger:
     "The `benchnb.<name>` logger."
     return logging.getLogger(f"benchnb.{name}" if not name.startswith('benchnb') else name)
 
+# %% ../nbs/00_core.ipynb #6ccdbc20
 class WarnOnce(logging.Filter):
     "Pass each distinct warning (or worse) once: the same warning from a second check of the same input is noise."
-    def __init__(self): super().__init__(); self.seen = set()
+    def __init__(self):
+        super().__init__()
+        self.seen = set()
+
     def filter(self, r: logging.LogRecord) -> bool:
         if r.levelno < logging.WARNING: return True
         key = (r.name, r.levelno, r.getMessage())
         if key in self.seen: return False
-        self.seen.add(key); return True
+        self.seen.add(key)
+        return True
 
+# %% ../nbs/00_core.ipynb #3b3d4091
 def configure_logging(level: int|str='INFO') -> None:
     "Send benchnb's log records to stderr (used by the CLI and reports)."
     logger = logging.getLogger('benchnb')
     if not any(getattr(h, '_benchnb', False) for h in logger.handlers):
-        h = logging.StreamHandler(); h._benchnb = True; h.addFilter(WarnOnce())
+        h = logging.StreamHandler()
+        h._benchnb = True
+        h.addFilter(WarnOnce())
         h.setFormatter(logging.Formatter('%(asctime)s %(levelname)s %(name)s: %(message)s', '%H:%M:%S'))
         logger.addHandler(h)
     logger.setLevel(level)
@@ -129,39 +144,52 @@ def progress_mode() -> str:
     except (AttributeError, ValueError): tty = False
     return 'bar' if tty else 'lines'
 
-# %% ../nbs/00_core.ipynb #2f4e8c05
+# %% ../nbs/00_core.ipynb #10ba4660
 class StageLines(tqdm):
     "A tqdm without a bar: one line on stderr when the stage starts, one when it ends."
     def __init__(self, iterable=None, desc: str='', total: int|None=None, unit: str='it', **kwargs):
         if total is None and hasattr(iterable, '__len__'): total = len(iterable)
         super().__init__(iterable, desc=desc, total=total, unit=unit, **{**kwargs, 'disable': True})
-        self.stage, self.unit, self.count, self.t0, self.ended = desc or 'working', unit, 0, time.perf_counter(), False
+        self.stage, self.unit, self.count = desc or 'working', unit, 0
+        self.t0, self.ended = time.perf_counter(), False
         self.say(f"0/{total if total is not None else '?'} {unit} ...")
 
-    def say(self, what: str): print(f"benchnb: {self.stage}: {what}", file=sys.stderr, flush=True)
-    def update(self, n: int=1): self.count += n
-    def __iter__(self):
-        for x in self.iterable: yield x; self.count += 1
-        self.close()
     def close(self):
         if not getattr(self, 'ended', True):
             self.ended, total = True, self.total if self.total is not None else '?'
             self.say(f"{self.count}/{total} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
         super().close()
 
-# %% ../nbs/00_core.ipynb #b2547710
+# %% ../nbs/00_core.ipynb #eb43931c
+@patch
+def say(self: StageLines, what: str): print(f"benchnb: {self.stage}: {what}", file=sys.stderr, flush=True)
+
+# %% ../nbs/00_core.ipynb #3d5cf10a
+@patch
+def update(self: StageLines, n: int=1): self.count += n
+
+# %% ../nbs/00_core.ipynb #545f2e25
+@patch
+def __iter__(self: StageLines):
+    for x in self.iterable:
+        yield x
+        self.count += 1
+    self.close()
+
+# %% ../nbs/00_core.ipynb #f1643b1e
 def progress(iterable: Iterable|None=None, desc: str='', total: int|None=None, unit: str='it', **kwargs) -> tqdm:
     "A tqdm bar on a terminal, a line per stage elsewhere, nothing with `BENCHNB_PROGRESS=0` (see `progress_mode`)."
     mode = 'off' if kwargs.pop('disable', False) else progress_mode()
     if mode == 'lines': return StageLines(iterable, desc=desc, total=total, unit=unit, **kwargs)
     return tqdm(iterable, desc=desc, total=total, unit=unit, disable=mode == 'off', dynamic_ncols=True, **kwargs)
 
+# %% ../nbs/00_core.ipynb #7ef94d82
 def close_progress() -> None:
     "Close every open bar, so that a message printed next starts on a line of its own."
     for bar in list(getattr(tqdm, '_instances', [])):
         with contextlib.suppress(Exception): bar.close()
 
-# %% ../nbs/00_core.ipynb #4426e0f9
+# %% ../nbs/00_core.ipynb #f91bf9dc
 families = Registry('family')  # name -> FamilyInfo, registered by each family's plugin module
 
 @dataclass
@@ -171,6 +199,7 @@ class FamilyInfo:
     description: str = ''
     cli: Any = None
 
+# %% ../nbs/00_core.ipynb #5eeec9b1
 def register_family(name: str, description: str='', cli: Any=None, replace: bool=True) -> FamilyInfo:
     "Register a benchmark family (called from `benchnb.<family>.plugin`)."
     info = FamilyInfo(name, description, cli)
@@ -194,22 +223,25 @@ def load_plugins(package: str='benchnb', group: str='benchnb.plugins') -> dict[s
             get_logger('core').warning("plugin %s not loaded: %s", m, _plugin_errors[m])
     return dict(_plugin_errors)
 
-# %% ../nbs/00_core.ipynb #323e7eff
+# %% ../nbs/00_core.ipynb #8d26c0c7
 _PKG_DIR = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent/'benchnb'
 _REPO_ALIASES = {'reports': ('nbs', 'reports')}
 
 def resource_path(*parts: str, must_exist: bool=True) -> Path:
     "Path of shipped data, e.g. `resource_path('config', 'translator')`, in a wheel or a source checkout."
-    candidates = [_PKG_DIR.joinpath(*parts), _PKG_DIR.parent.joinpath(*_REPO_ALIASES.get(parts[0], parts[:1]), *parts[1:])]
+    in_repo = _PKG_DIR.parent.joinpath(*_REPO_ALIASES.get(parts[0], parts[:1]), *parts[1:])
+    candidates = [_PKG_DIR.joinpath(*parts), in_repo]
     for c in candidates:
         if c.exists(): return c
-    if must_exist: raise DataError("shipped resource not found (is the package installed with its data?)", file=candidates[-1])
+    if must_exist:
+        raise DataError("shipped resource not found (is the package installed with its data?)", file=candidates[-1])
     return candidates[-1]
 
-# %% ../nbs/00_core.ipynb #3765b20a
+# %% ../nbs/00_core.ipynb #79b70148
 def seed_everything(seed: int) -> np.random.Generator:
     "Seed `random`, numpy's global RNG and torch (if loaded); return a fresh `np.random.Generator`."
-    random.seed(seed); np.random.seed(seed)
+    random.seed(seed)
+    np.random.seed(seed)
     if 'torch' in sys.modules: sys.modules['torch'].manual_seed(seed)
     return np.random.default_rng(seed)
 

@@ -18,7 +18,7 @@ __all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters'
            'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
            'run_report', 'small_sample_note', 'write_index', 'run_demo']
 
-# %% ../nbs/01_report.ipynb #1375e364
+# %% ../nbs/01_report.ipynb #38189006
 reports = Registry('report')
 log = get_logger('report')
 
@@ -34,13 +34,17 @@ class ReportInfo:
     @property
     def path(self) -> Path: return resource_path('reports', self.notebook)
 
-def register_report(name: str, notebook: str, family: str='core', description: str='', demo_parameters: dict|None=None) -> ReportInfo:
+# %% ../nbs/01_report.ipynb #620af43b
+def register_report(name: str, notebook: str, family: str='core', description: str='',
+                    demo_parameters: dict|None=None) -> ReportInfo:
     "Register the report notebook `notebook` under `name` (call from a family's plugin module)."
     info = ReportInfo(name, notebook, family, description, dict(demo_parameters or {}))
     reports.register(name, info, tags=[family], replace=True)
     return info
 
-register_report('core', 'core.ipynb', 'core', 'benchnb installation: families, plugins, versions and the aggregation helpers',
+# %% ../nbs/01_report.ipynb #c29aa591
+register_report('core', 'core.ipynb', 'core',
+                'benchnb installation: families, plugins, versions and the aggregation helpers',
                 demo_parameters={'n_groups': 3, 'n_values': 200})
 
 # %% ../nbs/01_report.ipynb #58a77808
@@ -62,7 +66,7 @@ def report_parameters(name: str) -> dict[str, dict]:
     found = pm.inspect_notebook(str(reports[name].path))
     return {k: {'default': v['default'], 'help': v['help']} for k, v in found.items()}
 
-# %% ../nbs/01_report.ipynb #32372c15
+# %% ../nbs/01_report.ipynb #cb7827db
 def check_parameters(name: str, parameters: dict) -> None:
     "Raise `ConfigError` naming the first parameter report `name` does not declare, and the ones it does."
     known = report_parameters(name)
@@ -71,7 +75,8 @@ def check_parameters(name: str, parameters: dict) -> None:
         close = difflib.get_close_matches(key, known, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ''
         valid = ', '.join(k for k in known if k != 'output_dir')
-        raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}", field='-p', value=key)
+        raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}",
+                          field='-p', value=key)
 
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:
@@ -109,7 +114,13 @@ def clean_stderr(text: str) -> str:
         if not skip: keep.append(line)
     return ''.join(l + '\n' for l in keep)
 
-# %% ../nbs/01_report.ipynb #aa5563df
+# %% ../nbs/01_report.ipynb #2d55b051
+def _param_row(name: str, declared: dict, given: dict) -> str:
+    value = html.escape(repr(given[name]) if name in given else f"{declared[name].default} (default)")
+    help_ = html.escape(declared[name].help if name in declared else '')
+    return f"<tr><td><code>{name}</code></td><td><code>{value}</code></td><td>{help_}</td></tr>"
+
+# %% ../nbs/01_report.ipynb #8e770a43
 def _parameters_cell(nb) -> Any:
     "One markdown cell: a folded table of the parameters the report ran with (defaults marked)."
     import nbformat
@@ -117,13 +128,15 @@ def _parameters_cell(nb) -> Any:
     cell = next((c for c in nb.cells if 'parameters' in c.metadata.get('tags', [])), None)
     given = nb.metadata.get('papermill', {}).get('parameters', {})
     declared = {p.name: p for p in (PythonTranslator.inspect(cell) if cell else [])}
-    rows = []
-    for name in [*declared, *(k for k in given if k not in declared)]:
-        if name == 'output_dir': continue
-        value = html.escape(repr(given[name]) if name in given else f"{declared[name].default} (default)")
-        help_ = html.escape(declared[name].help if name in declared else '')
-        rows.append(f"<tr><td><code>{name}</code></td><td><code>{value}</code></td><td>{help_}</td></tr>")
-    return nbformat.v4.new_markdown_cell(f"<details><summary>Parameters</summary><table>{''.join(rows)}</table></details>")
+    names = [n for n in [*declared, *(k for k in given if k not in declared)] if n != 'output_dir']
+    rows = ''.join(_param_row(n, declared, given) for n in names)
+    return nbformat.v4.new_markdown_cell(f"<details><summary>Parameters</summary><table>{rows}</table></details>")
+
+# %% ../nbs/01_report.ipynb #6b3b7349
+def _clean_outputs(c):
+    for o in c.get('outputs', []):
+        if o.get('name') == 'stderr': o['text'] = clean_stderr(o['text'])
+    if c.cell_type == 'code': c.outputs = [o for o in c.outputs if o.get('name') != 'stderr' or o['text']]
 
 # %% ../nbs/01_report.ipynb #28f9f539
 def tidy_report(nb) -> Any:
@@ -132,11 +145,11 @@ def tidy_report(nb) -> Any:
     for c in nb.cells:
         tags = c.metadata.get('tags', [])
         if {'parameters', 'injected-parameters'} & set(tags):
-            if table is None: table = _parameters_cell(nb); cells.append(table)
+            if table is None:
+                table = _parameters_cell(nb)
+                cells.append(table)
             continue
-        for o in c.get('outputs', []):
-            if o.get('name') == 'stderr': o['text'] = clean_stderr(o['text'])
-        if c.cell_type == 'code': c.outputs = [o for o in c.outputs if o.get('name') != 'stderr' or o['text']]
+        _clean_outputs(c)
         cells.append(c)
     nb.cells = cells
     return nb
@@ -170,31 +183,41 @@ class ReportOutput:
     status: str = 'ok'
     error: str|None = None
 
-# %% ../nbs/01_report.ipynb #fc8e5a34
+# %% ../nbs/01_report.ipynb #227ac0f2
+def _report_paths(out_dir: Path, name: str) -> tuple[Path, Path, str]:
+    files = out_dir/f"{name}_files"
+    files.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix='.ipynb')
+    os.close(fd)
+    return files, out_dir/f"{name}.ipynb", tmp
+
+# %% ../nbs/01_report.ipynb #6a8f65c0
+def _execute(path: Path, tmp: str, params: dict, cwd: Path, timeout: int|None) -> str|None:
+    import papermill as pm
+    try:
+        with modified_env(BENCHNB_PROGRESS='0'):   # a report is a document: no progress bars in its outputs
+            pm.execute_notebook(str(path), tmp, parameters=params, kernel_name=report_kernel(), language='python',
+                                cwd=str(cwd), progress_bar=False, execution_timeout=timeout,
+                                kernel_manager_class=_ipc_kernel_manager())
+    except pm.PapermillExecutionError as e: return f"cell {e.exec_count}: {e.ename}: {e.evalue}"
+    return None
+
+# %% ../nbs/01_report.ipynb #332e3f44
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
-    import papermill as pm
     info, out_dir = reports[name], Path(out_dir).resolve()
     check_parameters(name, parameters or {})
-    files = out_dir/f"{name}_files"; files.mkdir(parents=True, exist_ok=True)
-    dest, t0 = out_dir/f"{name}.ipynb", time.time()
+    t0 = time.time()
+    files, dest, tmp = _report_paths(out_dir, name)
     params = {'output_dir': str(files), **(parameters or {})}
-    fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix='.ipynb'); os.close(fd)
     log.info("running report %s with %s", name, params)
-    try:
-        with modified_env(BENCHNB_PROGRESS='0'):   # a report is a document: no progress bars in its outputs
-            pm.execute_notebook(str(info.path), tmp, parameters=params, kernel_name=report_kernel(), language='python',
-                                cwd=str(files), progress_bar=False, execution_timeout=timeout,
-                                kernel_manager_class=_ipc_kernel_manager())
-        error = None
-    except pm.PapermillExecutionError as e: error = f"cell {e.exec_count}: {e.ename}: {e.evalue}"
+    try: error = _execute(info.path, tmp, params, files, timeout)
     finally:
         if Path(tmp).exists(): os.replace(tmp, dest)
     page = notebook_to_html(dest, show_code=show_code) if html and dest.exists() else None
-    out = ReportOutput(name, dest, page, time.time() - t0, 'failed' if error else 'ok', error)
     if error: raise ReportError(f"report failed at {error} (partial notebook kept)", file=dest)
-    return out
+    return ReportOutput(name, dest, page, time.time() - t0, 'ok', None)
 
 # %% ../nbs/01_report.ipynb #eddf3021
 def small_sample_note(n: int, unit: str, minimum: int=30) -> str:
@@ -204,23 +227,36 @@ def small_sample_note(n: int, unit: str, minimum: int=30) -> str:
             "difference between models here is not evidence that one is better: read this run as a check that the "
             "pipeline works.")
 
-# %% ../nbs/01_report.ipynb #c27ad76a
+# %% ../nbs/01_report.ipynb #7bf859ed
+_INDEX_HEAD = ('<!doctype html><html><head><meta charset="utf-8"><title>benchnb reports</title><style>\n'
+               'body{font-family:system-ui,sans-serif;margin:2rem} '
+               'td,th{padding:.4rem .8rem;border-bottom:1px solid #ddd;text-align:left}\n'
+               '.ok{color:#087f23} .failed{color:#b00020}</style></head><body><h1>benchnb reports</h1>\n'
+               '<table><tr><th>report</th><th>family</th><th>what it shows</th><th>status</th><th>time</th></tr>\n')
+_INDEX_TAIL = '</table></body></html>'
+
+# %% ../nbs/01_report.ipynb #d86fb843
+def _index_row(o: ReportOutput) -> str:
+    info = reports[o.name] if o.name in reports else ReportInfo(o.name, '')
+    esc = html.escape
+    link = f'<a href="{esc(o.html.name)}">{esc(o.name)}</a>' if o.html else esc(o.name)
+    err = f"<br><small>{esc(o.error)}</small>" if o.error else ''
+    return (f"<tr><td>{link}</td><td>{esc(info.family)}</td><td>{esc(info.description)}</td>"
+            f"<td class='{o.status}'>{o.status}{err}</td><td>{o.seconds:.1f} s</td></tr>")
+
+# %% ../nbs/01_report.ipynb #1b7bf3d2
 def write_index(outputs: list[ReportOutput], out_dir: str|os.PathLike) -> Path:
     "An `index.html` linking every report of a demo run, with status and duration."
-    rows = []
-    for o in outputs:
-        info = reports[o.name] if o.name in reports else ReportInfo(o.name, '')
-        link = f'<a href="{html.escape(o.html.name)}">{html.escape(o.name)}</a>' if o.html else html.escape(o.name)
-        err = f"<br><small>{html.escape(o.error)}</small>" if o.error else ''
-        rows.append(f"<tr><td>{link}</td><td>{html.escape(info.family)}</td><td>{html.escape(info.description)}</td>"
-                    f"<td class='{o.status}'>{o.status}{err}</td><td>{o.seconds:.1f} s</td></tr>")
-    page = f"""<!doctype html><html><head><meta charset="utf-8"><title>benchnb reports</title><style>
-body{{font-family:system-ui,sans-serif;margin:2rem}} td,th{{padding:.4rem .8rem;border-bottom:1px solid #ddd;text-align:left}}
-.ok{{color:#087f23}} .failed{{color:#b00020}}</style></head><body><h1>benchnb reports</h1>
-<table><tr><th>report</th><th>family</th><th>what it shows</th><th>status</th><th>time</th></tr>
-{''.join(rows)}</table></body></html>"""
+    page = _INDEX_HEAD + ''.join(_index_row(o) for o in outputs) + _INDEX_TAIL
     return write_text(Path(out_dir)/'index.html', page)
 
+# %% ../nbs/01_report.ipynb #30c669f1
+def _failed_output(name: str, out_dir: Path, seconds: float, e: Exception) -> ReportOutput:
+    nb = out_dir/f"{name}.ipynb"
+    page = nb.with_suffix('.html')
+    return ReportOutput(name, nb, page if page.exists() else None, seconds, 'failed', str(e))
+
+# %% ../nbs/01_report.ipynb #1ca05934
 def run_demo(out_dir: str|os.PathLike='reports/out', names: Iterable[str]|None=None) -> list[ReportOutput]:
     "Run every registered report (or `names`) with its demo parameters; write `index.html`."
     load_plugins()
@@ -229,8 +265,7 @@ def run_demo(out_dir: str|os.PathLike='reports/out', names: Iterable[str]|None=N
         t0 = time.time()
         try: outputs.append(run_report(name, reports[name].demo_parameters, out_dir))
         except BenchnbError as e:
-            nb = out_dir/f"{name}.ipynb"; page = nb.with_suffix('.html')
-            outputs.append(ReportOutput(name, nb, page if page.exists() else None, time.time() - t0, 'failed', str(e)))
+            outputs.append(_failed_output(name, out_dir, time.time() - t0, e))
             log.error("report %s failed: %s", name, e)
     index = write_index(outputs, out_dir)
     failed = [o.name for o in outputs if o.status != 'ok']

@@ -41,7 +41,8 @@ def results_table(results: Iterable[MetricResult|dict], **context) -> pd.DataFra
     for r in results:
         d = r.to_dict() if isinstance(r, MetricResult) else dict(r)
         d['params'] = dict(d.get('params') or {})
-        rows.append({**context, 'metric': d['metric'], 'value': float(d['value']), **d['params'], 'params': d['params']})
+        rows.append({**context, 'metric': d['metric'], 'value': float(d['value']), **d['params'],
+                     'params': d['params']})
     cols = list(context) + ['metric', 'value']
     df = pd.DataFrame(rows, columns=None if rows else cols + ['params'])
     extra = [c for c in df.columns if c not in cols + ['params']]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
+from fastcore.basics import patch
 
 from .core import RunError, package_versions
 
@@ -25,146 +26,186 @@ def current_umask() -> int:
         for line in Path('/proc/self/status').read_text().splitlines():
             if line.startswith('Umask:'): return int(line.split()[1], 8)
     with _UMASK_LOCK:
-        mask = os.umask(0o022); os.umask(mask)
+        mask = os.umask(0o022)
+        os.umask(mask)
     return mask
 
-# %% ../nbs/00b_runs.ipynb #08e60685
+# %% ../nbs/00b_runs.ipynb #e5672693
+def _temp_beside(path: Path) -> tuple[int, str]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix='.tmp')
+    os.chmod(tmp, 0o666 & ~current_umask())           # mkstemp creates 0600; the file should get what open() gives
+    return fd, tmp
+
+# %% ../nbs/00b_runs.ipynb #49066dce
 @contextlib.contextmanager
 def atomic_write(path: str|os.PathLike, mode: str='w', encoding: str|None='utf-8') -> Iterator[Any]:
     "Open a temp file beside `path` for writing; rename it over `path` only if the block succeeds."
-    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix='.tmp')
-    os.chmod(tmp, 0o666 & ~current_umask())           # mkstemp creates 0600; the file should get what open() gives
+    path = Path(path)
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
-            f.flush(); os.fsync(f.fileno())
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
-# %% ../nbs/00b_runs.ipynb #6d764097
+# %% ../nbs/00b_runs.ipynb #59f433e1
 def write_text(path, text: str) -> Path:
     "Atomically write `text` to `path`."
     with atomic_write(path) as f: f.write(text)
     return Path(path)
 
+# %% ../nbs/00b_runs.ipynb #643ba183
 def write_bytes(path, data: bytes) -> Path:
     "Atomically write `data` to `path`."
     with atomic_write(path, 'wb') as f: f.write(data)
     return Path(path)
 
-def write_json(path, obj: Any, indent: int|None=2) -> Path:
-    "Atomically write `obj` as JSON (numpy scalars and arrays converted)."
-    return write_text(path, json.dumps(obj, indent=indent, default=_json_default) + '\n')
-
-def write_npy(path, array: np.ndarray) -> Path:
-    "Atomically `np.save` `array` to `path`."
-    with atomic_write(path, 'wb') as f: np.save(f, array)
-    return Path(path)
-
+# %% ../nbs/00b_runs.ipynb #21ac3810
 def _json_default(o):
     if isinstance(o, np.generic): return o.item()
     if isinstance(o, np.ndarray): return o.tolist()
     if isinstance(o, (Path, dt.datetime)): return str(o)
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
-# %% ../nbs/00b_runs.ipynb #44e4e413
+# %% ../nbs/00b_runs.ipynb #7ea34755
+def write_json(path, obj: Any, indent: int|None=2) -> Path:
+    "Atomically write `obj` as JSON (numpy scalars and arrays converted)."
+    return write_text(path, json.dumps(obj, indent=indent, default=_json_default) + '\n')
+
+# %% ../nbs/00b_runs.ipynb #a56fbdd6
+def write_npy(path, array: np.ndarray) -> Path:
+    "Atomically `np.save` `array` to `path`."
+    with atomic_write(path, 'wb') as f: np.save(f, array)
+    return Path(path)
+
+# %% ../nbs/00b_runs.ipynb #3f34bb76
 def git_revision(path: str|os.PathLike|None=None) -> str|None:
     "The git commit of the checkout containing `path` (default: benchnb itself), with `+dirty` if modified."
     if path is None: path = Path(__file__).parent if '__file__' in globals() else Path.cwd()
+    git = lambda *args: subprocess.run(['git', *args], cwd=path, capture_output=True, text=True, timeout=5)
     try:
-        rev = subprocess.run(['git', 'rev-parse', 'HEAD'], cwd=path, capture_output=True, text=True, timeout=5)
+        rev = git('rev-parse', 'HEAD')
         if rev.returncode: return None
-        dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'], cwd=path, capture_output=True, text=True, timeout=5)
+        dirty = git('status', '--porcelain', '--untracked-files=no')
         return rev.stdout.strip() + ('+dirty' if dirty.stdout.strip() else '')
     except (OSError, subprocess.SubprocessError): return None
 
+# %% ../nbs/00b_runs.ipynb #a79ab15e
 def now_iso() -> str:
     "Local time, ISO 8601 with offset, to the second."
     return dt.datetime.now().astimezone().isoformat(timespec='seconds')
 
-# %% ../nbs/00b_runs.ipynb #a2bb9f3d
+# %% ../nbs/00b_runs.ipynb #52955c51
+def _manifest(kind: str, parameters: dict|None, packages: Iterable[str], previous: dict) -> dict:
+    m = {
+        'kind': kind, 'parameters': parameters or {},
+        'packages': package_versions(['benchnb', 'numpy', 'pandas', *packages]),
+        'python': sys.version.split()[0], 'platform': platform.platform(), 'host': socket.gethostname(),
+        'git_revision': git_revision(), 'command': sys.argv, 'started': now_iso(), 'finished': None,
+        'status': 'running', 'attempts': previous.get('attempts', 0) + 1,
+    }
+    if previous: m['first_started'] = previous.get('first_started', previous.get('started'))
+    return m
+
+# %% ../nbs/00b_runs.ipynb #2aa6c24e
 class RunDir:
     "A run's directory with its `manifest.json`; use as a context manager to record the outcome."
-    def __init__(self, path: str|os.PathLike, parameters: dict|None=None, packages: Iterable[str]=(), kind: str='run'):
-        self.path = Path(path); self.path.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: str|os.PathLike, parameters: dict|None=None, packages: Iterable[str]=(),
+                 kind: str='run'):
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
         self.manifest_path = self.path/'manifest.json'
         previous = json.loads(self.manifest_path.read_text()) if self.manifest_path.exists() else {}
-        self.manifest = {
-            'kind': kind, 'parameters': parameters or {},
-            'packages': package_versions(['benchnb', 'numpy', 'pandas', *packages]),
-            'python': sys.version.split()[0], 'platform': platform.platform(), 'host': socket.gethostname(),
-            'git_revision': git_revision(), 'command': sys.argv, 'started': now_iso(), 'finished': None,
-            'status': 'running', 'attempts': previous.get('attempts', 0) + 1,
-        }
-        if previous: self.manifest['first_started'] = previous.get('first_started', previous.get('started'))
+        self.manifest = _manifest(kind, parameters, packages, previous)
         self.save()
 
     def save(self): write_json(self.manifest_path, self.manifest)
     def __enter__(self): return self
-    def __exit__(self, typ, err, tb):
-        if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
-        elif typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
-        elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside the block ('partial', ...)
-        return False
 
-    def finish(self, status: str='ok', **info):
-        "Record the end time, `status` and any extra `info` in the manifest."
-        self.manifest.update(finished=now_iso(), status=status, **{k:v for k,v in info.items() if v is not None})
-        self.save()
+# %% ../nbs/00b_runs.ipynb #36480a7e
+@patch
+def __exit__(self: RunDir, typ, err, tb):
+    if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
+    elif typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
+    elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside the block ('partial', ...)
+    return False
+
+# %% ../nbs/00b_runs.ipynb #26cfcdd2
+@patch
+def finish(self: RunDir, status: str='ok', **info):
+    "Record the end time, `status` and any extra `info` in the manifest."
+    self.manifest.update(finished=now_iso(), status=status, **{k:v for k,v in info.items() if v is not None})
+    self.save()
 
 # %% ../nbs/00b_runs.ipynb #9221530f
 def new_run_id(root: str|os.PathLike, when: dt.datetime|None=None) -> str:
     "A timestamp run id not yet used under `root`."
     base = (when or dt.datetime.now()).strftime('%Y-%m-%d_%H-%M-%S')
     root, rid, i = Path(root), base, 1
-    while (root/rid).exists(): i += 1; rid = f"{base}_{i}"
+    while (root/rid).exists():
+        i += 1
+        rid = f"{base}_{i}"
     return rid
 
-# %% ../nbs/00b_runs.ipynb #6b21a459
+# %% ../nbs/00b_runs.ipynb #16b5cfd3
 class Ledger:
     "Append-only JSON Lines record of unit outcomes; the latest record per unit wins."
     def __init__(self, path: str|os.PathLike):
-        self.path = Path(path); self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
-    def record(self, unit: str, status: str, **info) -> dict:
-        "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
-        if status not in ('ok', 'failed'): raise RunError("ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
-        rec = {'unit': unit, 'status': status, 'time': now_iso(), **info}
-        line = json.dumps(rec, default=_json_default) + '\n'
-        with self._lock, open(self.path, 'a+b') as f:
-            if f.tell() > 0:                       # a crash may have left a torn last line: start a fresh one
-                f.seek(-1, os.SEEK_END)
-                if f.read(1) != b'\n': line = '\n' + line
-            f.write(line.encode('utf-8')); f.flush(); os.fsync(f.fileno())
-        return rec
+# %% ../nbs/00b_runs.ipynb #60141fb0
+def _append_line(path: Path, line: str):
+    with open(path, 'a+b') as f:
+        if f.tell() > 0:
+            f.seek(-1, os.SEEK_END)
+            if f.read(1) != b'\n': line = '\n' + line
+        f.write(line.encode('utf-8'))
+        f.flush()
+        os.fsync(f.fileno())
 
-    def latest(self) -> dict[str, dict]:
-        "unit → its latest record (lines cut short by a crash are skipped)."
-        out = {}
-        if not self.path.exists(): return out
-        for line in self.path.read_text(encoding='utf-8').splitlines():
-            try: rec = json.loads(line)
-            except json.JSONDecodeError: continue
-            if isinstance(rec, dict) and 'unit' in rec: out[rec['unit']] = rec
-        return out
+# %% ../nbs/00b_runs.ipynb #40623a01
+@patch
+def record(self: Ledger, unit: str, status: str, **info) -> dict:
+    "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
+    if status not in ('ok', 'failed'):
+        raise RunError("ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
+    rec = {'unit': unit, 'status': status, 'time': now_iso(), **info}
+    line = json.dumps(rec, default=_json_default) + '\n'
+    with self._lock: _append_line(self.path, line)
+    return rec
 
-# %% ../nbs/00b_runs.ipynb #4ece365c
-from fastcore.basics import patch
+# %% ../nbs/00b_runs.ipynb #b40badbd
+@patch
+def latest(self: Ledger) -> dict[str, dict]:
+    "unit → its latest record (lines cut short by a crash are skipped)."
+    out = {}
+    if not self.path.exists(): return out
+    for line in self.path.read_text(encoding='utf-8').splitlines():
+        try: rec = json.loads(line)
+        except json.JSONDecodeError: continue
+        if isinstance(rec, dict) and 'unit' in rec: out[rec['unit']] = rec
+    return out
 
+# %% ../nbs/00b_runs.ipynb #d2646b4d
 @patch
 def done(self: Ledger) -> set[str]:
     "Units whose latest record is ok."
     return {u for u,r in self.latest().items() if r['status'] == 'ok'}
 
+# %% ../nbs/00b_runs.ipynb #0aedc7de
 @patch
 def failed(self: Ledger) -> set[str]:
     "Units whose latest record is failed."
     return {u for u,r in self.latest().items() if r['status'] == 'failed'}
 
+# %% ../nbs/00b_runs.ipynb #7b4b44da
 @patch
 def pending(self: Ledger, units: Iterable[str], retry_failed: bool=True) -> list[str]:
     "`units` still to do, in order: not yet ok (and, unless `retry_failed`, never attempted)."
@@ -172,6 +213,7 @@ def pending(self: Ledger, units: Iterable[str], retry_failed: bool=True) -> list
     keep = lambda u: u not in latest or (latest[u]['status'] == 'failed' and retry_failed)
     return [u for u in units if keep(u)]
 
+# %% ../nbs/00b_runs.ipynb #1ddca64a
 @patch
 def counts(self: Ledger) -> dict[str, int]:
     "Number of units per latest status."
@@ -184,23 +226,32 @@ def pending_files(units: Iterable, output_of: Callable[[Any], os.PathLike], over
     "Units whose output file (from `output_of(unit)`) does not exist yet (all of them if `overwrite`)."
     return [u for u in units if overwrite or not Path(output_of(u)).exists()]
 
-# %% ../nbs/00b_runs.ipynb #4aae7197
-def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4, poll: float=0.2) -> Iterator[tuple[Any, Any]]:
-    "Yield `(unit, fn(unit))` as each finishes on `workers` daemon threads; stop starting units when the consumer stops."
+# %% ../nbs/00b_runs.ipynb #fb9a3d89
+def _drain(fn: Callable[[Any], Any], todo: queue.SimpleQueue, done: queue.SimpleQueue, stop: threading.Event):
+    while not stop.is_set():
+        try: u = todo.get_nowait()
+        except queue.Empty: return
+        try: done.put((u, fn(u), None))
+        except BaseException as e: done.put((u, None, e))
+
+# %% ../nbs/00b_runs.ipynb #6cc19653
+def _next_done(done: queue.SimpleQueue, poll: float) -> tuple:
+    while True:
+        try: return done.get(timeout=poll)
+        except queue.Empty: continue
+
+# %% ../nbs/00b_runs.ipynb #bedb47ee
+def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4,
+                      poll: float=0.2) -> Iterator[tuple[Any, Any]]:
+    ("Yield `(unit, fn(unit))` as each finishes on `workers` daemon threads; "
+     "stop starting units when the consumer stops.")
     units, todo, done, stop = list(units), queue.SimpleQueue(), queue.SimpleQueue(), threading.Event()
     for u in units: todo.put(u)
-    def work():
-        while not stop.is_set():
-            try: u = todo.get_nowait()
-            except queue.Empty: return
-            try: done.put((u, fn(u), None))
-            except BaseException as e: done.put((u, None, e))
-    for _ in range(min(max(1, workers), len(units))): threading.Thread(target=work, daemon=True, name='benchnb-worker').start()
+    for _ in range(min(max(1, workers), len(units))):
+        threading.Thread(target=_drain, args=(fn, todo, done, stop), daemon=True, name='benchnb-worker').start()
     try:
         for _ in units:
-            while True:
-                try: u, res, err = done.get(timeout=poll); break
-                except queue.Empty: continue
+            u, res, err = _next_done(done, poll)
             if err is not None: raise err
             yield u, res
     finally: stop.set()

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 import duckdb
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 from ..core import DataError, RunError
 
@@ -68,36 +69,49 @@ def _snapshot(path: Path) -> tuple[duckdb.DuckDBPyConnection, str]:
         msg = f"the database is being written by another process and its snapshot did not open ({type(e).__name__})"
         raise RunError(msg + "; try again", file=path) from None
 
-# %% ../../nbs/40_resultsdb.db.ipynb #8ede4e7d
+# %% ../../nbs/40_resultsdb.db.ipynb #b4b17f2f
+def _open(path: Path, read_only: bool) -> tuple[duckdb.DuckDBPyConnection, str|None]:
+    try: return duckdb.connect(str(path), read_only=read_only), None
+    except duckdb.IOException as e:
+        if not (read_only and 'lock' in str(e).lower()):
+            msg = f"cannot open the results database ({str(e).splitlines()[0]})"
+            raise RunError(msg, file=path) from None
+        return _snapshot(path)
+
+# %% ../../nbs/40_resultsdb.db.ipynb #c060d2f5
 class ResultsDB:
     "The results database at `path` (a results directory or a `.duckdb` file)."
     def __init__(self, path: str|os.PathLike, read_only: bool=False):
         self.path,self.read_only,self.snapshot,self._tmp = db_path(path),read_only,False,None
         if read_only and not self.path.exists(): raise DataError("no results database here", file=self.path)
         if not read_only: self.path.parent.mkdir(parents=True, exist_ok=True)
-        try: self.con = duckdb.connect(str(self.path), read_only=read_only)
-        except duckdb.IOException as e:
-            if not (read_only and 'lock' in str(e).lower()):
-                msg = f"cannot open the results database ({str(e).splitlines()[0]})"
-                raise RunError(msg, file=self.path) from None
-            (self.con,self._tmp),self.snapshot = _snapshot(self.path),True
+        self.con,self._tmp = _open(self.path, read_only)
+        self.snapshot = self._tmp is not None
         self._lock = threading.RLock()
         if not read_only:
             for t,s in SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
 
-    def close(self):
-        "Close the connection (DuckDB checkpoints the write-ahead log into the file)."
-        if self.con is not None: self.con.close(); self.con = None
-        if self._tmp: shutil.rmtree(self._tmp, ignore_errors=True); self._tmp = None
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
-    def __repr__(self):
-        flags = (', read_only' if self.read_only else '') + (', snapshot' if self.snapshot else '')
-        return f"ResultsDB({str(self.path)!r}{flags})"
 
-# %% ../../nbs/40_resultsdb.db.ipynb #1e001d9c
-from fastcore.basics import patch
+# %% ../../nbs/40_resultsdb.db.ipynb #87e6b647
+@patch
+def close(self: ResultsDB):
+    "Close the connection (DuckDB checkpoints the write-ahead log into the file)."
+    if self.con is not None:
+        self.con.close()
+        self.con = None
+    if self._tmp:
+        shutil.rmtree(self._tmp, ignore_errors=True)
+        self._tmp = None
 
+# %% ../../nbs/40_resultsdb.db.ipynb #c427e338
+@patch
+def __repr__(self: ResultsDB):
+    flags = (', read_only' if self.read_only else '') + (', snapshot' if self.snapshot else '')
+    return f"ResultsDB({str(self.path)!r}{flags})"
+
+# %% ../../nbs/40_resultsdb.db.ipynb #032a787c
 @patch
 def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
     "Record run `run_id` (status 'running') with its manifest; a rerun of the same id keeps its start time."
@@ -106,6 +120,7 @@ def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
                          "status='running', finished_at=NULL, manifest=excluded.manifest",
                          [run_id, _now(), _json(manifest or {})])
 
+# %% ../../nbs/40_resultsdb.db.ipynb #67f6d138
 @patch
 def finish_run(self: ResultsDB, run_id: str, status: str) -> None:
     "Stamp run `run_id` finished with `status` ('done', 'failed', ...)."
@@ -114,7 +129,7 @@ def finish_run(self: ResultsDB, run_id: str, status: str) -> None:
                              [_now(), status, run_id]).fetchall()
     if not n: raise RunError("no such run in the results database", file=self.path, value=run_id)
 
-# %% ../../nbs/40_resultsdb.db.ipynb #3d4bb3f5
+# %% ../../nbs/40_resultsdb.db.ipynb #c0ec1b28
 _UNIT_KEYS = ('unit_id', 'family', 'dataset', 'model', 'task')
 
 def _unit_row(run_id: str, u: dict) -> list:
@@ -126,6 +141,7 @@ def _unit_row(run_id: str, u: dict) -> list:
     return [*(u.get(k) for k in _UNIT_KEYS), _json(u.get('params') or {}), u.get('status', 'done'), u.get('error'),
             _ts(u.get('started_at')), _ts(u.get('finished_at')), u.get('worker'), run_id]
 
+# %% ../../nbs/40_resultsdb.db.ipynb #760200ae
 def _metric_frame(run_id: str, u: dict, metrics: Iterable[dict]) -> pd.DataFrame:
     "The `metrics` rows of one unit as a frame in table order (built column-wise: this is on every unit's path)."
     metrics = list(metrics)
@@ -140,7 +156,18 @@ def _metric_frame(run_id: str, u: dict, metrics: Iterable[dict]) -> pd.DataFrame
             'seed': pd.array([None if m.get('seed') is None else int(m['seed']) for m in metrics], dtype='Int64')}
     return pd.DataFrame(cols, columns=COLUMNS['metrics'])
 
-# %% ../../nbs/40_resultsdb.db.ipynb #c0b4dae2
+# %% ../../nbs/40_resultsdb.db.ipynb #f1220118
+def _write_unit(con: duckdb.DuckDBPyConnection, row: list, mf: pd.DataFrame) -> bool:
+    old = con.execute("SELECT status FROM units WHERE unit_id=?", [row[0]]).fetchone()
+    if old and old[0] == 'done': return False
+    if old:
+        con.execute("DELETE FROM metrics WHERE unit_id=?", [row[0]])
+        con.execute("DELETE FROM units WHERE unit_id=?", [row[0]])
+    con.execute(f"INSERT INTO units VALUES ({', '.join('?'*len(row))})", row)
+    if len(mf): con.execute("INSERT INTO metrics SELECT * FROM mf")
+    return True
+
+# %% ../../nbs/40_resultsdb.db.ipynb #ef09318d
 @patch
 def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict]) -> bool:
     "Record `unit` and its `metrics` in one transaction; False (nothing written) when the unit is already done."
@@ -149,36 +176,36 @@ def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict]) -
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            old = con.execute("SELECT status FROM units WHERE unit_id=?", [row[0]]).fetchone()
-            if old and old[0] == 'done': con.execute("ROLLBACK"); return False
-            if old:
-                con.execute("DELETE FROM metrics WHERE unit_id=?", [row[0]])
-                con.execute("DELETE FROM units WHERE unit_id=?", [row[0]])
-            con.execute(f"INSERT INTO units VALUES ({', '.join('?'*len(row))})", row)
-            if len(mf): con.execute("INSERT INTO metrics SELECT * FROM mf")
-            con.execute("COMMIT")
+            written = _write_unit(con, row, mf)
+            con.execute("COMMIT" if written else "ROLLBACK")
         except BaseException:
-            con.execute("ROLLBACK"); raise
-    return True
+            con.execute("ROLLBACK")
+            raise
+    return written
 
+# %% ../../nbs/40_resultsdb.db.ipynb #548958e0
 @patch
 def done_unit_ids(self: ResultsDB) -> set[str]:
     "The ids of the units recorded as done (a rerun skips them)."
     with self._lock: rows = self.con.execute("SELECT unit_id FROM units WHERE status='done'").fetchall()
     return {r[0] for r in rows}
 
-# %% ../../nbs/40_resultsdb.db.ipynb #927f775f
+# %% ../../nbs/40_resultsdb.db.ipynb #45c95773
 def _where(table: str, filters: dict) -> tuple[str, list]:
     "A SQL WHERE clause (and its arguments) from column=value / column=[values] filters."
     conds,args = [],[]
     for k,v in filters.items():
         if k not in COLUMNS[table]:
             raise DataError(f"no column {k!r} in {table} (columns: {', '.join(COLUMNS[table])})", field=k)
-        if v is None: conds.append(f"{k} IS NULL"); continue
+        if v is None:
+            conds.append(f"{k} IS NULL")
+            continue
         vs = list(v) if isinstance(v, (list, tuple, set)) else [v]
-        conds.append(f"{k} IN ({', '.join('?'*len(vs))})"); args += vs
+        conds.append(f"{k} IN ({', '.join('?'*len(vs))})")
+        args += vs
     return (' WHERE ' + ' AND '.join(conds) if conds else ''),args
 
+# %% ../../nbs/40_resultsdb.db.ipynb #a5d5e9da
 @patch
 def _select(self: ResultsDB, table: str, filters: dict) -> pd.DataFrame:
     where,args = _where(table, filters)
@@ -187,29 +214,34 @@ def _select(self: ResultsDB, table: str, filters: dict) -> pd.DataFrame:
         if c in df: df[c] = [None if x is None else json.loads(x) for x in df[c]]
     return df
 
+# %% ../../nbs/40_resultsdb.db.ipynb #378edc31
 @patch
 def units(self: ResultsDB, **filters) -> pd.DataFrame:
     "The `units` table (filtered by column=value or column=[values])."
     return self._select('units', filters)
 
+# %% ../../nbs/40_resultsdb.db.ipynb #a24ed256
 @patch
 def metrics(self: ResultsDB, **filters) -> pd.DataFrame:
     "The `metrics` table (filtered by column=value or column=[values])."
     return self._select('metrics', filters)
 
+# %% ../../nbs/40_resultsdb.db.ipynb #f7a1d44d
 @patch
 def runs(self: ResultsDB, **filters) -> pd.DataFrame:
     "The `runs` table, manifests as dicts."
     return self._select('runs', filters)
 
-# %% ../../nbs/40_resultsdb.db.ipynb #5ebaf71e
+# %% ../../nbs/40_resultsdb.db.ipynb #1b45f8e2
 @patch
 def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
     "Write every table to `out_dir/<table>.parquet`; return the paths."
-    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
     paths = []
     for t in SCHEMA:
         p,tmp = out/f"{t}.parquet",out/f".{t}.parquet.tmp"
         with self._lock: self.con.execute(f"COPY {t} TO '{tmp}' (FORMAT PARQUET)")
-        os.replace(tmp, p); paths.append(p)
+        os.replace(tmp, p)
+        paths.append(p)
     return paths

@@ -16,7 +16,7 @@ from .importers import import_runs
 # %% auto #0
 __all__ = ['log', 'demo_translator', 'demo_cells', 'demo_plism', 'demo_database']
 
-# %% ../../nbs/46_resultsdb.demo.ipynb #2db14f4c
+# %% ../../nbs/46_resultsdb.demo.ipynb #f7fb9f5b
 log = get_logger('resultsdb.demo')
 
 def _skill(responses: dict, boost: float, seed: int=0) -> dict:
@@ -28,12 +28,14 @@ def _skill(responses: dict, boost: float, seed: int=0) -> dict:
             if not any(i.startswith('FAKE:') for i in ids): res['analyses'][0]['score'] += boost * rng.random()
     return responses
 
+# %% ../../nbs/46_resultsdb.demo.ipynb #0d7d5d72
 def demo_translator(out: Path) -> list[Path]:
     "output.json of three synthetic rankers on DrugCentral_subset (k = 20): true answers boosted by 1, 0.3, 0."
     from benchnb.translator.config import load_config
     from benchnb.translator.queries import build_queries
     from benchnb.translator.evaluate import evaluate_results, synthetic_responses
-    cfg = load_config(None); queries = build_queries(cfg, 'DrugCentral_subset')
+    cfg = load_config(None)
+    queries = build_queries(cfg, 'DrugCentral_subset')
     paths = []
     for target,boost in (('ranker-strong', 1.0), ('ranker-mid', 0.3), ('ranker-random', 0.0)):
         resp = _skill(synthetic_responses(queries, n_results=100, seed=1, n_planted=4.0), boost)
@@ -41,7 +43,7 @@ def demo_translator(out: Path) -> list[Path]:
             paths += ev.save(out/'translator'/target, plots=False)[:1]
     return paths
 
-# %% ../../nbs/46_resultsdb.demo.ipynb #37b9924e
+# %% ../../nbs/46_resultsdb.demo.ipynb #ad7796fe
 def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
     "Cells results JSON (one per seed) on 300 cells of pbmc68k_reduced: X_pca, X_umap, random."
     import scanpy as sc
@@ -52,8 +54,10 @@ def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
     for s in seeds:
         rows = evaluate(CellDataset(a, 'pbmc68k_reduced'), ['X_pca', 'X_umap', 'random'], 'bulk_labels', None,
                         ['clustering', 'embedding'], seed=s)
-        p = out/'cells'/f"pbmc68k_reduced.seed{s}.json"; p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps([{**r, 'seed': s} for r in rows])); paths.append(p)
+        p = out/'cells'/f"pbmc68k_reduced.seed{s}.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps([{**r, 'seed': s} for r in rows]))
+        paths.append(p)
     return paths
 
 # %% ../../nbs/46_resultsdb.demo.ipynb #3efd369b
@@ -76,7 +80,8 @@ def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[P
 # %% ../../nbs/46_resultsdb.demo.ipynb #49897928
 def demo_database(results_dir: str|os.PathLike, families=('translator', 'cells', 'plism')) -> Path:
     "Make the demo runs under `results_dir/runs` and import them into `results_dir/results.duckdb`."
-    out = Path(results_dir); runs = out/'runs'
+    out = Path(results_dir)
+    runs = out/'runs'
     makers = {'translator': demo_translator, 'cells': demo_cells, 'plism': demo_plism}
     paths = [p for f in families for p in makers[f](runs)]
     with ResultsDB(out) as db: counts = import_runs(db, paths, dataset='pbmc68k_reduced')   # cells: one JSON per seed

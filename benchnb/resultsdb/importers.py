@@ -18,7 +18,7 @@ __all__ = ['CELLS_KEYS', 'PAIR_FIELDS', 'READERS', 'log', 'file_digest', 'import
            'read_translator', 'cells_rows', 'is_cells_json', 'read_cells', 'pair_category', 'plism_rows', 'read_plism',
            'find_sources', 'import_runs']
 
-# %% ../../nbs/44_resultsdb.importers.ipynb #ddaad277
+# %% ../../nbs/44_resultsdb.importers.ipynb #b3eee97b
 def file_digest(path: str|os.PathLike) -> str:
     "SHA-256 of a file's content (hex)."
     h = hashlib.sha256()
@@ -26,16 +26,20 @@ def file_digest(path: str|os.PathLike) -> str:
         for block in iter(lambda: f.read(1 << 20), b''): h.update(block)
     return h.hexdigest()
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #cd0f1792
 def import_unit_id(digest: str, *key: Any) -> str:
     "The id of an imported unit: a hash of its source file's content and its key within the file."
     return 'import-' + hashlib.sha256(json.dumps([digest, *key], default=str).encode()).hexdigest()[:20]
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #274522e9
 def _mtime(path: Path) -> dt.datetime:
     return dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #e23abd45
 def run_times(path: str|os.PathLike) -> dict:
     "started_at/finished_at of the run that wrote `path`: its folder's `manifest.json`, else the file's mtime."
-    path = Path(path); man = path.parent/'manifest.json'
+    path = Path(path)
+    man = path.parent/'manifest.json'
     try: m = json.loads(man.read_text()) if man.exists() else {}
     except ValueError: m = {}
     m = m if isinstance(m, dict) else {}
@@ -82,13 +86,14 @@ def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
         out.setdefault((r['task'], r['model']), []).append(row)
     return out
 
-# %% ../../nbs/44_resultsdb.importers.ipynb #67767614
+# %% ../../nbs/44_resultsdb.importers.ipynb #fdc08ea8
 CELLS_KEYS = {'task', 'model', 'metric', 'value'}
 
 def is_cells_json(obj: Any) -> bool:
     "True for a non-empty list of cells result rows."
     return isinstance(obj, list) and bool(obj) and all(isinstance(r, dict) and CELLS_KEYS <= set(r) for r in obj)
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #4e030ac5
 def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict, list[dict]]]:
     "The (unit, metric rows) of a `benchnb cells run` results JSON, one unit per (task, model)."
     path = Path(path)
@@ -102,7 +107,7 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
                                     params={'source': str(path.resolve())})
     return [(unit(task, model), ms) for (task, model),ms in cells_rows(rows).items()]
 
-# %% ../../nbs/44_resultsdb.importers.ipynb #2a13cd6e
+# %% ../../nbs/44_resultsdb.importers.ipynb #cc34b5c1
 PAIR_FIELDS = ('slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b')
 
 def pair_category(p: dict) -> str:
@@ -111,6 +116,7 @@ def pair_category(p: dict) -> str:
     if p['scanner_a'] == p['scanner_b']: return 'inter-staining'
     return 'inter-scanner, inter-staining'
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #7f7a4111
 def plism_rows(metrics: pd.DataFrame) -> list[dict]:
     "Metric rows of a PLISM metrics table: one per pair and metric column, the pair in params."
     is_metric = lambda c: c == 'cosine_similarity' or (c.startswith('top_') and c.endswith('_accuracy'))
@@ -137,7 +143,7 @@ def read_plism(path: str|os.PathLike) -> list[tuple[dict, list[dict]]]:
                 params={'n_tiles': label.removesuffix('_tiles'), 'n_pairs': len(m), 'source': str(path.resolve())})
     return [(unit, plism_rows(m))]
 
-# %% ../../nbs/44_resultsdb.importers.ipynb #e0d7b432
+# %% ../../nbs/44_resultsdb.importers.ipynb #4aad4870
 def _kind_of_file(p: Path) -> str|None:
     if p.name == 'output.json': return 'translator'
     if p.name == 'metrics.csv': return 'plism'
@@ -146,10 +152,12 @@ def _kind_of_file(p: Path) -> str|None:
         except (ValueError, UnicodeDecodeError): return None
     return None
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #11d7ed16
 def _manifest_kind(d: Path) -> str|None:
     try: return json.loads((d/'manifest.json').read_text()).get('kind')
     except (OSError, ValueError, AttributeError): return None
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #97310c13
 def find_sources(path: str|os.PathLike) -> list[tuple[str, Path]]:
     "The (kind, file) results found at `path`; `DataError` naming it when there are none."
     p = Path(path)
@@ -165,13 +173,20 @@ def find_sources(path: str|os.PathLike) -> list[tuple[str, Path]]:
         raise DataError(f"not a recognised run ({what})", file=p)
     return found
 
-# %% ../../nbs/44_resultsdb.importers.ipynb #46ad2b6c
+# %% ../../nbs/44_resultsdb.importers.ipynb #336d0858
 READERS = {'translator': read_translator, 'cells': read_cells, 'plism': read_plism}
+log = get_logger('resultsdb.importers')
 
+def _read_units(sources: list[tuple[str, Path]], dataset: str|None) -> list[tuple]:
+    "(kind, file, unit, metric rows) of every unit in `sources`; `dataset` names the dataset of cells files."
+    read = lambda k, f: READERS[k](f, dataset) if k == 'cells' else READERS[k](f)
+    return [(k, f, u, ms) for k,f in sources for u,ms in read(k, f)]
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #71e9960c
 def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|None=None) -> dict[str, int]:
     "Import the runs under `paths` into `db`; counts of units added/skipped and metric rows added."
     sources = [s for p in paths for s in find_sources(p)]
-    units = [(k, f, u, ms) for k,f in sources for u,ms in (READERS[k](f, dataset) if k == 'cells' else READERS[k](f))]
+    units = _read_units(sources, dataset)
     run_id = import_unit_id(*sorted(u['unit_id'] for *_,u,_ in units)).replace('import-', 'import-run-')
     db.begin_run(run_id, {'command': 'import', 'sources': [{'kind': k, 'file': str(f.resolve())} for k,f in sources]})
     counts = {'sources': len(sources), 'units_added': 0, 'units_skipped': 0, 'metrics_added': 0}
@@ -182,5 +197,3 @@ def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|No
     db.finish_run(run_id, 'done')
     log.info("imported %d source(s) into %s: %s", len(sources), db.path, counts)
     return counts
-
-log = get_logger('resultsdb.importers')

@@ -27,12 +27,13 @@ def done_metrics(db: ResultsDB, family: str, **filters) -> pd.DataFrame:
     u = units[['unit_id', 'params', 'finished_at']].rename(columns={'params': 'unit_params'})
     return m.merge(u, on='unit_id', how='inner')
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #cfbc3319
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #a3561c8e
 def _scaled(t: pd.DataFrame) -> pd.DataFrame:
     "Each column min–max scaled to [0, 1] (a constant column scores 1)."
     lo,hi = t.min(),t.max()
     return ((t - lo) / (hi - lo).replace(0, np.nan)).where(t.notna()).fillna(1.0).where(t.notna())
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #f57f5ca2
 def cells_leaderboard(db: ResultsDB, dataset: str|None=None) -> pd.DataFrame:
     "(dataset, model) × (task, metric) means over seeds/units, plus 'mean scaled' (per dataset), best first."
     m = done_metrics(db, 'cells', **({'dataset': dataset} if dataset else {}))
@@ -40,7 +41,7 @@ def cells_leaderboard(db: ResultsDB, dataset: str|None=None) -> pd.DataFrame:
     t[('', 'mean scaled')] = pd.concat([_scaled(g) for _,g in t.groupby(level='dataset')]).mean(axis=1)
     return t.sort_values([('', 'mean scaled')], ascending=False).sort_index(level='dataset', sort_remaining=False)
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #6ebef8e5
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #eeefa1a0
 def plot_cells_leaderboard(table: pd.DataFrame, ax=None):
     "scIB-style heat table: each column min–max scaled for colour, raw values written in the cells."
     import matplotlib.pyplot as plt
@@ -54,14 +55,16 @@ def plot_cells_leaderboard(table: pd.DataFrame, ax=None):
     names = [' / '.join(map(str, i)) if isinstance(i, tuple) else i for i in vals.index]
     ax.set_yticks(range(vals.shape[0]), names, fontsize=8)
     ax.set_title('cells: models × metrics (colour: scaled per column)', fontsize=9)
-    ax.figure.tight_layout(); return ax
+    ax.figure.tight_layout()
+    return ax
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #e39da1e9
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #c9ca78ea
 def _with_k(m: pd.DataFrame) -> pd.DataFrame:
     m = m.copy()
     m['k'] = [p.get('k') if isinstance(p, dict) else None for p in m.params]
     return m
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #384be85c
 def translator_leaderboard(db: ResultsDB, k: int|None=None, benchmark: str|None=None) -> pd.DataFrame:
     "(benchmark, target) × metrics at `k` (default: each target's largest k) and the scalar metrics."
     m = _with_k(done_metrics(db, 'translator', **({'dataset': benchmark} if benchmark else {})))
@@ -76,7 +79,7 @@ def translator_leaderboard(db: ResultsDB, k: int|None=None, benchmark: str|None=
     order = 'mean_average_precision_at_k' if 'mean_average_precision_at_k' in t else t.columns[0]
     return t.sort_values(['benchmark', order], ascending=[True, False])
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #c2f3dc86
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #5a3aebfc
 def translator_curves(db: ResultsDB, metric: str='precision_at_k', benchmark: str|None=None) -> pd.DataFrame:
     "`metric` over k: index k, one column per (benchmark, target)."
     m = _with_k(done_metrics(db, 'translator', metric=metric, **({'dataset': benchmark} if benchmark else {})))
@@ -87,6 +90,7 @@ def translator_curves(db: ResultsDB, metric: str='precision_at_k', benchmark: st
 
 CURVES = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k')
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #0855cb28
 def plot_translator_curves(db: ResultsDB, metrics: Sequence[str]=CURVES, benchmark: str|None=None):
     "One panel per metric, one line per (benchmark, target); returns the figure."
     import matplotlib.pyplot as plt
@@ -96,10 +100,14 @@ def plot_translator_curves(db: ResultsDB, metrics: Sequence[str]=CURVES, benchma
     for ax,metric in zip(axs[0], metrics):
         for (b, t),s in translator_curves(db, metric, benchmark).items():
             ax.plot(s.index, s.values, marker='.', label=f"{t} ({b})")
-        ax.set_xlabel('k'); ax.set_title(metric, fontsize=9); ax.set_ylim(-0.02, 1.02)
-    axs[0][0].legend(fontsize=7); fig.tight_layout(); return fig
+        ax.set_xlabel('k')
+        ax.set_title(metric, fontsize=9)
+        ax.set_ylim(-0.02, 1.02)
+    axs[0][0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #4b42a43f
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #8bcf2856
 def _plism_units(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, str, str], pd.DataFrame]:
     "{(dataset, extractor, n_tiles): metric rows of its latest done unit}."
     m = done_metrics(db, 'plism')
@@ -109,22 +117,26 @@ def _plism_units(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, s
     latest = lambda g: g[g.unit_id == g.sort_values('finished_at').unit_id.iloc[-1]]
     return {key: latest(g) for key,g in m.groupby(['dataset', 'model', 'n_tiles'])}
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #83219873
 def _is_pairs(rows: pd.DataFrame) -> bool: return any(isinstance(p, dict) and 'slide_a' in p for p in rows.params)
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #0208e053
 def _pairs_table(rows: pd.DataFrame) -> pd.DataFrame:
     "A metrics.csv-shaped table from per-pair rows."
     pairs = pd.DataFrame(list(rows.params)).assign(metric=rows.metric.values, value=rows.value.values)
     idx = ['slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b']
     return pairs.pivot_table(index=idx, columns='metric', values='value').reset_index().rename_axis(columns=None)
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #fbe10ed9
 def plism_pairs(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, str, str], pd.DataFrame]:
     "{(dataset, extractor, n_tiles): metrics.csv-shaped table} for the units that stored per-pair rows."
     return {k: _pairs_table(r) for k,r in _plism_units(db, n_tiles).items() if _is_pairs(r)}
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #638f9505
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #ae075de0
 def _top_k(table: pd.DataFrame) -> list[int]:
     return sorted(int(c.split('_')[1]) for c in table.columns if c.startswith('top_') and c.endswith('_accuracy'))
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #4c758294
 def _summary_results(rows: pd.DataFrame) -> pd.DataFrame:
     "Category × metric `mean ; median` from summary rows."
     from benchnb.plism.data import CATEGORIES
@@ -136,23 +148,27 @@ def _summary_results(rows: pd.DataFrame) -> pd.DataFrame:
     cell = cell.reindex(index=[c for c in CATEGORIES if c in cell.index], columns=cols)
     return cell.rename_axis(index=None, columns=None)
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #9a787ebb
 def plism_results(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, str, str], pd.DataFrame]:
     "plismbench's results.csv table per extractor (`mean (std) ; median (iqr)`; from summaries: `mean ; median`)."
     from benchnb.plism.evaluate import get_results
     out = {}
     for key,rows in _plism_units(db, n_tiles).items():
-        if _is_pairs(rows): t = _pairs_table(rows); out[key] = get_results(t, _top_k(t))
+        if _is_pairs(rows):
+            t = _pairs_table(rows)
+            out[key] = get_results(t, _top_k(t))
         else: out[key] = _summary_results(rows)
     return out
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #fe7b268f
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #8a67b035
 PARTS = ('cosine_all', 'top10_inter_scanner', 'top10_inter_staining', 'top10_inter_both', 'leaderboard')
 
 def _score(rows: pd.DataFrame) -> dict:
     "Leaderboard parts and the median top-10 over all pairs of one unit's rows."
     from benchnb.plism.evaluate import get_results, leaderboard_score, median_part
     if _is_pairs(rows):
-        t = _pairs_table(rows); res = get_results(t, _top_k(t))
+        t = _pairs_table(rows)
+        res = get_results(t, _top_k(t))
         if 'top_10_accuracy' not in res: return {}
         return {**leaderboard_score(res), 'top10_all': median_part(res.loc['all', 'top_10_accuracy'])}
     v = {m: x for m,x,p in zip(rows.metric, rows.value, rows.params) if not p}
@@ -161,6 +177,7 @@ def _score(rows: pd.DataFrame) -> dict:
     if not all(k in v for k in PARTS): return {}
     return {**{k: v[k] for k in PARTS}, 'top10_all': round(med[0], 3) if med else np.nan}
 
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #18c8646a
 def plism_leaderboard(db: ResultsDB, n_tiles: str|int|None=None) -> pd.DataFrame:
     "One row per extractor: the four medians, the leaderboard score and the median top-10 over all pairs; best first."
     rows = []
@@ -171,7 +188,7 @@ def plism_leaderboard(db: ResultsDB, n_tiles: str|int|None=None) -> pd.DataFrame
     order = ['dataset', 'n_tiles', 'leaderboard', 'extractor']
     return pd.DataFrame(rows).sort_values(order, ascending=[True, True, False, True], ignore_index=True)
 
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #628a5019
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #d9325cb7
 def plot_plism_scatter(board: pd.DataFrame, ax=None):
     "Median cosine similarity vs median top-10 accuracy (all pairs), one labelled point per extractor."
     import matplotlib.pyplot as plt
@@ -179,9 +196,13 @@ def plot_plism_scatter(board: pd.DataFrame, ax=None):
     ax.scatter(board.cosine_all, board.top10_all, s=40, c=board.leaderboard, cmap='viridis', vmin=0, vmax=1)
     for _,r in board.iterrows():
         ax.annotate(r.extractor, (r.cosine_all, r.top10_all), fontsize=8, xytext=(4, 3), textcoords='offset points')
-    ax.set_xlabel('cosine similarity (median, all pairs)'); ax.set_ylabel('top-10 accuracy (median, all pairs)')
-    ax.set_xlim(-0.02, 1.02); ax.set_ylim(-0.02, 1.02); ax.set_title('PLISM robustness', fontsize=9)
-    ax.figure.tight_layout(); return ax
+    ax.set_xlabel('cosine similarity (median, all pairs)')
+    ax.set_ylabel('top-10 accuracy (median, all pairs)')
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title('PLISM robustness', fontsize=9)
+    ax.figure.tight_layout()
+    return ax
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #cbb9bc8d
 LEADERBOARDS = {'plism': plism_leaderboard, 'cells': cells_leaderboard, 'translator': translator_leaderboard}

@@ -16,14 +16,16 @@ from ..report import register_report
 # %% auto #0
 __all__ = ['cli', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'leaderboard_cmd']
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #b7a25350
+# %% ../../nbs/47_resultsdb.cli.ipynb #3d19d32c
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Results database: import runs, list, show, export (Parquet) and leaderboards.")
 
+# %% ../../nbs/47_resultsdb.cli.ipynb #90f361ea
 def _open(db_dir: Path, read_only: bool=True):
     from benchnb.resultsdb.db import ResultsDB
     return ResultsDB(db_dir, read_only=read_only)
 
+# %% ../../nbs/47_resultsdb.cli.ipynb #22ae0c8b
 def _echo_table(df, empty: str="(nothing)") -> None:
     import pandas as pd
     with pd.option_context('display.width', 200, 'display.max_columns', 50, 'display.max_colwidth', 60):
@@ -43,7 +45,18 @@ def import_cmd(db_dir: Path = typer.Argument(..., help="Results directory (or .d
     typer.echo(f"{c['sources']} source(s): {c['units_added']} unit(s) added, {c['units_skipped']} already there, "
                f"{c['metrics_added']} metric row(s) added → {db.path}")
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #ff601a68
+# %% ../../nbs/47_resultsdb.cli.ipynb #8af627de
+def _echo_runs(db):
+    r = db.runs()
+    _echo_table(r[['run_id', 'status', 'started_at', 'finished_at']].sort_values('started_at'), "(no runs)")
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #e29a1dfc
+def _echo_units(u, n_metrics):
+    u = u.assign(metrics=u.unit_id.map(n_metrics).fillna(0).astype(int), error=u.error.fillna('').str.slice(0, 60))
+    cols = ['unit_id', 'family', 'dataset', 'model', 'task', 'status', 'metrics', 'finished_at', 'error']
+    _echo_table(u[cols].sort_values(['family', 'dataset', 'model', 'task']).reset_index(drop=True), "(no units)")
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #9b55e07a
 @cli.command('list')
 def list_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
              family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
@@ -51,18 +64,28 @@ def list_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duck
              runs: bool = typer.Option(False, '--runs', help="List the runs (sweeps, imports) instead of the units.")):
     "List the units (or runs) in a results database."
     with _open(db_dir) as db:
-        if runs:
-            r = db.runs()
-            _echo_table(r[['run_id', 'status', 'started_at', 'finished_at']].sort_values('started_at'), "(no runs)")
-            return
+        if runs: return _echo_runs(db)
         filters = {k: v for k,v in (('family', family), ('status', status)) if v}
         u = db.units(**filters)
         n = db.metrics(**({'family': family} if family else {})).groupby('unit_id').size()
-    u = u.assign(metrics=u.unit_id.map(n).fillna(0).astype(int), error=u.error.fillna('').str.slice(0, 60))
-    cols = ['unit_id', 'family', 'dataset', 'model', 'task', 'status', 'metrics', 'finished_at', 'error']
-    _echo_table(u[cols].sort_values(['family', 'dataset', 'model', 'task']).reset_index(drop=True), "(no units)")
+    _echo_units(u, n)
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #4c8ed2a1
+# %% ../../nbs/47_resultsdb.cli.ipynb #2639173d
+def _show_unit(db, prefix: str) -> str:
+    ids = [u for u in db.units().unit_id if u.startswith(prefix)]
+    if len(ids) != 1:
+        many = 'no unit' if not ids else f'{len(ids)} units'
+        raise DataError(f"{many} with this id (prefix)", file=db.path, value=prefix)
+    unit = db.units(unit_id=ids[0]).iloc[0]
+    typer.echo('\n'.join(f"{k}: {unit[k]}" for k in unit.index))
+    return ids[0]
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #39ded77f
+def _echo_metrics(m):
+    m = m.assign(params=[json.dumps(p, sort_keys=True) if p else '' for p in m.params])
+    _echo_table(m[['family', 'dataset', 'model', 'task', 'metric', 'value', 'seed', 'params']], "(no metric rows)")
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #7423af61
 @cli.command('show')
 def show_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
              unit_id: Optional[str] = typer.Argument(None, help="A unit id (or its unique prefix)."),
@@ -75,17 +98,9 @@ def show_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duck
     given = dict(family=family, model=model, dataset=dataset, task=task, metric=metric)
     filters = {k: v for k,v in given.items() if v}
     with _open(db_dir) as db:
-        if unit_id:
-            ids = [u for u in db.units().unit_id if u.startswith(unit_id)]
-            if len(ids) != 1:
-                many = 'no unit' if not ids else f'{len(ids)} units'
-                raise DataError(f"{many} with this id (prefix)", file=db.path, value=unit_id)
-            unit = db.units(unit_id=ids[0]).iloc[0]
-            typer.echo('\n'.join(f"{k}: {unit[k]}" for k in unit.index))
-            filters['unit_id'] = ids[0]
+        if unit_id: filters['unit_id'] = _show_unit(db, unit_id)
         m = db.metrics(**filters)
-    m = m.assign(params=[json.dumps(p, sort_keys=True) if p else '' for p in m.params])
-    _echo_table(m[['family', 'dataset', 'model', 'task', 'metric', 'value', 'seed', 'params']], "(no metric rows)")
+    _echo_metrics(m)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #b6dc2ce3
 @cli.command('export')
@@ -97,21 +112,26 @@ def export_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .du
     with _open(db_dir) as db: paths = db.export_parquet(parquet)
     typer.echo('\n'.join(map(str, paths)))
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #7f18b447
+# %% ../../nbs/47_resultsdb.cli.ipynb #f04ec695
+def _leaderboard_options(family: str, k: int|None, n_tiles: str|None, dataset: str|None) -> dict:
+    return {'plism': {'n_tiles': n_tiles}, 'cells': {'dataset': dataset},
+            'translator': {'k': k, 'benchmark': dataset}}.get(family, {})
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #b05abac3
+_HELP_K = "Translator: cut-off k (default: each target's own)."
+_HELP_DATASET = "cells: dataset; Translator: benchmark."
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #b8ed1871
 @cli.command('leaderboard')
 def leaderboard_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
                     family: str = typer.Option(..., '--family', '-f', help="plism, cells or translator."),
-                    k: Optional[int] = typer.Option(None, '--k',
-                                                    help="Translator: cut-off k (default: each target's own)."),
+                    k: Optional[int] = typer.Option(None, '--k', help=_HELP_K),
                     n_tiles: Optional[str] = typer.Option(None, '--n-tiles', help="PLISM: only this n_tiles."),
-                    dataset: Optional[str] = typer.Option(None, '--dataset', '-d',
-                                                          help="cells: dataset; Translator: benchmark."),
+                    dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help=_HELP_DATASET),
                     csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the table as CSV.")):
     "The family's leaderboard, as the field publishes it."
     from benchnb.resultsdb.leaderboard import leaderboard
-    opts = {'plism': {'n_tiles': n_tiles}, 'cells': {'dataset': dataset},
-            'translator': {'k': k, 'benchmark': dataset}}.get(family, {})
-    with _open(db_dir) as db: t = leaderboard(db, family, **opts)
+    with _open(db_dir) as db: t = leaderboard(db, family, **_leaderboard_options(family, k, n_tiles, dataset))
     if csv:
         from benchnb.runs import atomic_write
         with atomic_write(csv) as f: t.to_csv(f)

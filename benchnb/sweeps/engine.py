@@ -11,6 +11,7 @@ from typing import Any, Callable
 
 import benchnb
 import dask
+from fastcore.basics import patch
 from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, progress
 from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
@@ -20,46 +21,57 @@ __all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc'
            'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
            'kubernetes_cluster_spec']
 
-# %% ../../nbs/42_sweeps.engine.ipynb #6400670d
-BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS', 'NUMEXPR_NUM_THREADS')
+# %% ../../nbs/42_sweeps.engine.ipynb #b870285f
+BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
+             'NUMEXPR_NUM_THREADS')
 
 def available_cores() -> int:
     "CPU cores this process may use."
     try: return len(os.sched_getaffinity(0))
     except AttributeError: return os.cpu_count() or 1
 
+# %% ../../nbs/42_sweeps.engine.ipynb #46336332
 def blas_threads(n_workers: int, cores: int|None=None) -> int:
     "BLAS threads per worker so that workers × threads ≈ cores (at least 1)."
     return max(1, (cores or available_cores()) // max(1, n_workers))
 
+# %% ../../nbs/42_sweeps.engine.ipynb #975133b6
 def blas_env(threads: int) -> dict[str, str]:
     "Environment of a local worker: BLAS/OpenMP pool sizes, and no progress output (the client shows progress)."
     return {**{v: str(threads) for v in BLAS_VARS}, 'BENCHNB_PROGRESS': '0'}
 
-# %% ../../nbs/42_sweeps.engine.ipynb #db561aec
+# %% ../../nbs/42_sweeps.engine.ipynb #2614a7de
 def _worker_address() -> str|None:
     try:
         from distributed import get_worker
         return get_worker().address
     except (ImportError, ValueError): return None
 
+# %% ../../nbs/42_sweeps.engine.ipynb #239cff44
 def now_utc() -> str:
     "UTC time, ISO 8601, to the millisecond (unit start and end times)."
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='milliseconds')
 
+# %% ../../nbs/42_sweeps.engine.ipynb #89d5c803
+def _failure(e: BaseException) -> dict:
+    msg = ' '.join(str(e).split()) or type(e).__name__
+    return dict(status='failed', metrics=[], error=f"{type(e).__name__}: {msg}"[:500], traceback=traceback.format_exc())
+
+# %% ../../nbs/42_sweeps.engine.ipynb #6f589e61
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
-    "Run one unit (on a worker); return {unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds}."
+    ("Run one unit (on a worker); return "
+     "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds}.")
     from threadpoolctl import threadpool_limits
-    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
+    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(),
+           'worker': _worker_address() or f"local-{os.getpid()}"}
     t0 = time.perf_counter()
-    if threads and _worker_address(): os.environ.update({v: str(threads) for v in BLAS_VARS})   # libraries loaded by the unit
+    if threads and _worker_address(): os.environ.update({v: str(threads) for v in BLAS_VARS})
     try:
         with threadpool_limits(threads):
             rows = run(unit, work_dir)
         out.update(status='done', metrics=list(rows or []), error=None, traceback=None)
     except (Exception, SystemExit) as e:          # SystemExit: library code that calls sys.exit must not hang a worker
-        msg = ' '.join(str(e).split()) or type(e).__name__
-        out.update(status='failed', metrics=[], error=f"{type(e).__name__}: {msg}"[:500], traceback=traceback.format_exc())
+        out.update(_failure(e))
     return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e5204213
@@ -78,34 +90,44 @@ class ClusterInfo:
         self.client.close()
         if self.cluster is not None: self.cluster.close()
 
-# %% ../../nbs/42_sweeps.engine.ipynb #138ce62f
+# %% ../../nbs/42_sweeps.engine.ipynb #8bfd371e
+def _connect(scheduler: Any) -> ClusterInfo:
+    from distributed import Client
+    try: client = Client(scheduler, timeout='20s')
+    except (OSError, TimeoutError) as e:
+        raise RunError(f"cannot reach the Dask scheduler ({e})", field='--scheduler', value=str(scheduler)) from None
+    return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
+
+# %% ../../nbs/42_sweeps.engine.ipynb #d4879815
+def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|None, memory_limit: Any):
+    from distributed import LocalCluster
+    pre = {**dask.config.get('distributed.nanny.pre-spawn-environ', {}), **blas_env(threads)}
+    with dask.config.set({'distributed.nanny.pre-spawn-environ': pre}):
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
+                            resources=resources or None, memory_limit=memory_limit, silence_logs=logging.ERROR)
+
+# %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
 def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|None=None, dashboard: str|None=':0',
                  memory_limit: str|float|None='auto') -> ClusterInfo:
     "A Dask client on an existing scheduler/cluster, or on a new LocalCluster of `workers` processes."
-    from distributed import Client, LocalCluster
-    if scheduler is not None:
-        try: client = Client(scheduler, timeout='20s')
-        except (OSError, TimeoutError) as e:
-            raise RunError(f"cannot reach the Dask scheduler ({e})", field='--scheduler', value=str(scheduler)) from None
-        return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
+    from distributed import Client
+    if scheduler is not None: return _connect(scheduler)
     n = workers or available_cores()
     t = blas_threads(n)
-    pre = {**dask.config.get('distributed.nanny.pre-spawn-environ', {}), **blas_env(t)}   # set before numpy & co load
-    with dask.config.set({'distributed.nanny.pre-spawn-environ': pre}):
-        cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                               resources=resources or None, memory_limit=memory_limit, silence_logs=logging.ERROR)
+    cluster = _local_cluster(n, t, dashboard, resources, memory_limit)
     return ClusterInfo(Client(cluster), cluster, n, t)
 
-# %% ../../nbs/42_sweeps.engine.ipynb #c67417d6
+# %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
     "Write one unit's outcome (traceback file + database rows); False when the unit was already recorded as done."
     if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
-    row = {**unit_record(unit), **{k: res.get(k) for k in ('status', 'error', 'started_at', 'finished_at', 'worker')}}
-    metrics = [{'metric': m['metric'], 'value': m['value'], 'params': m.get('params') or {}, 'seed': m.get('seed', unit.seed)}
-               for m in res.get('metrics', [])]
+    keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
+    row = {**unit_record(unit), **{k: res.get(k) for k in keys}}
+    metrics = [{'metric': m['metric'], 'value': m['value'], 'params': m.get('params') or {},
+                'seed': m.get('seed', unit.seed)} for m in res.get('metrics', [])]
     return db.record_unit(run_id, row, metrics)
 
-# %% ../../nbs/42_sweeps.engine.ipynb #132a15f3
+# %% ../../nbs/42_sweeps.engine.ipynb #95ad6e86
 @dataclass
 class SweepSummary:
     "What a sweep did."
@@ -118,91 +140,124 @@ class SweepSummary:
     dashboard: str|None = None
     failures: dict = field(default_factory=dict)     # unit_id -> one-line error
 
-    @property
-    def exit_code(self) -> int:
-        "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
-        if not self.failed: return EXIT_OK
-        return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
+# %% ../../nbs/42_sweeps.engine.ipynb #04eba8eb
+@patch(as_prop=True)
+def exit_code(self: SweepSummary) -> int:
+    "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
+    if not self.failed: return EXIT_OK
+    return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
 
-# %% ../../nbs/42_sweeps.engine.ipynb #ce791aa6
+# %% ../../nbs/42_sweeps.engine.ipynb #6dc558a2
 def new_sweep_run_id() -> str:
     "A sortable, unique run id: UTC time + 6 random hex digits."
     return time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()) + '-' + uuid.uuid4().hex[:6]
 
+# %% ../../nbs/42_sweeps.engine.ipynb #acf0bdcb
 def sweep_manifest(plan: Plan, info: ClusterInfo, pending: int) -> dict:
     "The run manifest stored with the results."
-    return {'kind': 'sweep', 'plan': str(plan.path), 'plan_name': plan.name, 'units': len(plan.units), 'pending': pending,
-            'workers': info.workers, 'blas_threads': info.threads, 'scheduler': info.client.scheduler.address,
-            'dashboard': info.dashboard, 'benchnb': benchnb.__version__, 'git': git_revision(), 'started_at': now_iso()}
+    return {'kind': 'sweep', 'plan': str(plan.path), 'plan_name': plan.name, 'units': len(plan.units),
+            'pending': pending, 'workers': info.workers, 'blas_threads': info.threads,
+            'scheduler': info.client.scheduler.address, 'dashboard': info.dashboard, 'benchnb': benchnb.__version__,
+            'git': git_revision(), 'started_at': now_iso()}
 
-# %% ../../nbs/42_sweeps.engine.ipynb #06cbc372
+# %% ../../nbs/42_sweeps.engine.ipynb #67a96eae
 def _submit(client, unit: Unit, work_dir: Path, threads: int|None):
-    "Submit one unit; a kind that fans out gets no resources itself (its sub-tasks take them: no GPU held while waiting)."
+    ("Submit one unit; a kind that fans out gets no resources itself "
+     "(its sub-tasks take them: no GPU held while waiting).")
     kind = unit_kinds[unit.family]
     resources = None if kind.fans_out else (unit.resources or None)
     spec = {**dataclasses.asdict(unit), 'unit_id': unit.unit_id}
-    return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}", resources=resources, pure=False)
+    return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}",
+                         resources=resources, pure=False)
 
+# %% ../../nbs/42_sweeps.engine.ipynb #57f69486
 def _lost(unit: Unit, e: BaseException) -> dict:
     "A result for a task that Dask itself gave up on (e.g. KilledWorker after repeated worker deaths)."
     return {'unit_id': unit.unit_id, 'status': 'failed', 'metrics': [], 'error': f"{type(e).__name__}: {e}"[:500],
             'traceback': ''.join(traceback.format_exception(type(e), e, e.__traceback__)), 'started_at': None,
             'finished_at': now_utc(), 'worker': None, 'seconds': 0.0}
 
-# %% ../../nbs/42_sweeps.engine.ipynb #df2d33c6
-def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, report: Callable[[str], None]|None=None,
-              run_id: str|None=None) -> SweepSummary:
-    "Run the plan's pending units on `info.client`, recording each result in `db`."
-    from distributed import as_completed
-    results_dir = Path(results_dir); work = results_dir/'work'
+# %% ../../nbs/42_sweeps.engine.ipynb #438cbd40
+def _result_of(fut, res: Any, u: Unit) -> dict:
+    if fut.status == 'error': return _lost(u, res[1])
+    if isinstance(res, BaseException): return _lost(u, res)
+    return res
+
+# %% ../../nbs/42_sweeps.engine.ipynb #d29452ed
+def _account(s: SweepSummary, u: Unit, res: dict, recorded: bool):
+    if res['status'] == 'done': s.done += 1
+    else:
+        s.failed += 1
+        s.failures[u.unit_id] = res['error']
+
+# %% ../../nbs/42_sweeps.engine.ipynb #0976caa8
+def _line(s: SweepSummary, n: int, u: Unit, res: dict) -> str:
+    what = f"failed: {res['error']}" if res['status'] != 'done' else 'done'
+    return f"[{s.done + s.failed}/{n}] {u.unit_id} {u.label} {res.get('seconds', 0):.1f} s {what}"
+
+# %% ../../nbs/42_sweeps.engine.ipynb #61784ae4
+def _start_run(plan: Plan, db, info: ClusterInfo, run_id: str|None) -> tuple[SweepSummary, list[Unit]]:
     done = db.done_unit_ids()
     todo = [u for u in plan.units if u.unit_id not in done]
     n = len(plan.units)
     s = SweepSummary(run_id or new_sweep_run_id(), n, skipped=n - len(todo), dashboard=info.dashboard)
     db.begin_run(s.run_id, sweep_manifest(plan, info, len(todo)))
+    return s, todo
+
+# %% ../../nbs/42_sweeps.engine.ipynb #afe32a3d
+def _record_all(futs: list, todo: list[Unit], s: SweepSummary, db, results_dir: Path, bar, report: Callable|None):
+    from distributed import as_completed
     by_key = {f"unit-{u.unit_id}": u for u in todo}
-    futs, t0, status = [_submit(info.client, u, work, info.threads) for u in todo], time.perf_counter(), 'interrupted'
+    for fut, res in as_completed(futs, with_results=True, raise_errors=False):
+        u = by_key[fut.key]
+        res = _result_of(fut, res, u)
+        _account(s, u, res, record_result(db, s.run_id, u, res, results_dir))
+        bar.update()
+        bar.set_postfix(failed=s.failed, refresh=False)
+        if report: report(_line(s, len(futs), u, res))
+
+# %% ../../nbs/42_sweeps.engine.ipynb #0e6c6ed7
+def _end_run(s: SweepSummary, db, client, futs: list, status: str, bar, t0: float):
+    bar.close()
+    s.seconds = time.perf_counter() - t0
+    if status == 'interrupted': client.cancel(futs)
+    db.finish_run(s.run_id, status)
+
+# %% ../../nbs/42_sweeps.engine.ipynb #5efae7d8
+def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, report: Callable[[str], None]|None=None,
+              run_id: str|None=None) -> SweepSummary:
+    "Run the plan's pending units on `info.client`, recording each result in `db`."
+    results_dir = Path(results_dir)
+    s, todo = _start_run(plan, db, info, run_id)
+    futs = [_submit(info.client, u, results_dir/'work', info.threads) for u in todo]
+    t0, status = time.perf_counter(), 'interrupted'
     bar = progress(total=len(todo), desc='units', unit='unit')
     try:
-        for fut, res in as_completed(futs, with_results=True, raise_errors=False):   # results fetched in the background
-            u = by_key[fut.key]
-            if fut.status == 'error': res = _lost(u, res[1])
-            elif isinstance(res, BaseException): res = _lost(u, res)
-            _account(s, u, res, record_result(db, s.run_id, u, res, results_dir))
-            bar.update(); bar.set_postfix(failed=s.failed, refresh=False)
-            if report: report(_line(s, len(todo), u, res))
+        _record_all(futs, todo, s, db, results_dir, bar, report)
         status = 'failed' if s.failed else 'done'
-    finally:
-        bar.close(); s.seconds = time.perf_counter() - t0
-        if status == 'interrupted': info.client.cancel(futs)
-        db.finish_run(s.run_id, status)
+    finally: _end_run(s, db, info.client, futs, status, bar, t0)
     return s
 
-# %% ../../nbs/42_sweeps.engine.ipynb #48a19079
-def _account(s: SweepSummary, u: Unit, res: dict, recorded: bool):
-    if res['status'] == 'done': s.done += 1
-    else: s.failed += 1; s.failures[u.unit_id] = res['error']
-
-def _line(s: SweepSummary, n: int, u: Unit, res: dict) -> str:
-    what = f"failed: {res['error']}" if res['status'] != 'done' else 'done'
-    return f"[{s.done + s.failed}/{n}] {u.unit_id} {u.label} {res.get('seconds', 0):.1f} s {what}"
-
-# %% ../../nbs/42_sweeps.engine.ipynb #15e9d6c0
-def slurm_cluster(cores: int=8, memory: str='32GB', walltime: str='04:00:00', queue: str|None=None, gpus: int=0, **kw):
-    "A dask-jobqueue `SLURMCluster` for sweeps: one worker per job, one unit at a time, `cores` BLAS threads, optional GPUs."
+# %% ../../nbs/42_sweeps.engine.ipynb #7197694e
+def slurm_cluster(cores: int=8, memory: str='32GB', walltime: str='04:00:00', queue: str|None=None, gpus: int=0,
+                  **kw):
+    ("A dask-jobqueue `SLURMCluster` for sweeps: one worker per job, one unit at a time, `cores` BLAS threads, "
+     "optional GPUs.")
     from dask_jobqueue import SLURMCluster
     return SLURMCluster(cores=cores, processes=1, memory=memory, walltime=walltime, queue=queue,
                         job_script_prologue=[f"export {k}={v}" for k, v in blas_env(cores).items()],
                         worker_extra_args=['--nthreads', '1'] + (['--resources', f'GPU={gpus}'] if gpus else []),
                         job_extra_directives=[f"--gres=gpu:{gpus}"] if gpus else [], **kw)
 
-# %% ../../nbs/42_sweeps.engine.ipynb #ea3fcfb1
-def kubernetes_cluster_spec(name: str='benchnb-sweep', image: str='ghcr.io/benchnb/benchnb:latest', workers: int=4, cores: int=8,
-                            memory: str='32Gi', gpus: int=0) -> dict:
-    "A dask-kubernetes `DaskCluster` manifest for sweeps (pass to `KubeCluster(custom_cluster_spec=...)` or `kubectl apply`)."
+# %% ../../nbs/42_sweeps.engine.ipynb #d8d61e19
+def kubernetes_cluster_spec(name: str='benchnb-sweep', image: str='ghcr.io/benchnb/benchnb:latest', workers: int=4,
+                            cores: int=8, memory: str='32Gi', gpus: int=0) -> dict:
+    ("A dask-kubernetes `DaskCluster` manifest for sweeps "
+     "(pass to `KubeCluster(custom_cluster_spec=...)` or `kubectl apply`).")
     from dask_kubernetes.operator import make_cluster_spec
     limits = {'cpu': str(cores), 'memory': memory, **({'nvidia.com/gpu': str(gpus)} if gpus else {})}
-    spec = make_cluster_spec(name=name, image=image, n_workers=workers, resources={'requests': dict(limits), 'limits': limits},
+    spec = make_cluster_spec(name=name, image=image, n_workers=workers,
+                             resources={'requests': dict(limits), 'limits': limits},
                              env={**blas_env(cores), 'BENCHNB_PROGRESS': '0'})
     worker = spec['spec']['worker']['spec']['containers'][0]
     worker['args'] += ['--nthreads', '1'] + (['--resources', f'GPU={gpus}'] if gpus else [])

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import yaml
+from fastcore.basics import patch
 
 from ..core import ConfigError, Registry
 
@@ -18,19 +19,20 @@ __all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'UnitKind',
            'PlanError', 'field_name', 'file_identity', 'Unit', 'unit_record', 'check_entry', 'expand_entry', 'Plan',
            'check_plan', 'load_plan']
 
-# %% ../../nbs/41_sweeps.plan.ipynb #1d23afa6
+# %% ../../nbs/41_sweeps.plan.ipynb #a901be93
 @dataclass
 class UnitKind:
     "What a family's sweep unit accepts and how it runs: `run(unit, work_dir) -> list of metric rows`."
     family: str
     run: Callable
-    tasks: Sequence[str]|Callable|None = None           # known tasks, or a function returning them (lazy imports)
-    options: dict = field(default_factory=dict)          # name -> (type or tuple of types, default)
-    path_fields: Callable = lambda unit: ()              # unit dict -> names of fields holding paths
-    check: Callable = lambda unit: ()                    # unit dict -> [(field, message, value)] family-specific problems
-    fans_out: bool = False                               # run() only coordinates sub-tasks, which take the unit's resources
+    tasks: Sequence[str]|Callable|None = None   # known tasks, or a function returning them (lazy imports)
+    options: dict = field(default_factory=dict)  # name -> (type or tuple of types, default)
+    path_fields: Callable = lambda unit: ()      # unit dict -> names of fields holding paths
+    check: Callable = lambda unit: ()            # unit dict -> [(field, message, value)] family-specific problems
+    fans_out: bool = False                       # run() only coordinates sub-tasks, which take the unit's resources
     description: str = ''
 
+# %% ../../nbs/41_sweeps.plan.ipynb #33d00a9e
 unit_kinds = Registry('sweep unit kind')
 
 def register_unit_kind(family: str, run: Callable, **kw) -> UnitKind:
@@ -39,7 +41,7 @@ def register_unit_kind(family: str, run: Callable, **kw) -> UnitKind:
     unit_kinds.register(family, kind, replace=True)
     return kind
 
-# %% ../../nbs/41_sweeps.plan.ipynb #fc97c0d4
+# %% ../../nbs/41_sweeps.plan.ipynb #46d65fd3
 def _marks(node, path=(), out=None) -> dict:
     out = {} if out is None else out
     out[path] = node.start_mark.line + 1
@@ -49,6 +51,7 @@ def _marks(node, path=(), out=None) -> dict:
         for i, v in enumerate(node.value): _marks(v, path + (i,), out)
     return out
 
+# %% ../../nbs/41_sweeps.plan.ipynb #fb779d9f
 def load_yaml_marked(path: str|os.PathLike) -> tuple[Any, dict]:
     "The YAML document in `path` and {field path tuple: line}; `ConfigError` with the line for bad YAML."
     text = Path(path).read_text(encoding='utf-8')
@@ -63,40 +66,44 @@ def load_yaml_marked(path: str|os.PathLike) -> tuple[Any, dict]:
     finally: loader.dispose()
     return data, (_marks(node) if node is not None else {})
 
-# %% ../../nbs/41_sweeps.plan.ipynb #3e289edd
+# %% ../../nbs/41_sweeps.plan.ipynb #bf83fc8e
 class PlanError(ConfigError):
     "A mistake in a sweep plan, located by file:line and field path."
 
+# %% ../../nbs/41_sweeps.plan.ipynb #296a8cc4
 def field_name(path: Sequence) -> str:
     "('units', 1, 'options', 'k') → 'units[1].options.k'."
     out = ''
     for p in path: out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
     return out
 
+# %% ../../nbs/41_sweeps.plan.ipynb #0f3f150b
 def _err(file, marks: dict, path: tuple, msg: str, value=None) -> PlanError:
     p = tuple(path)
     while p and p not in marks: p = p[:-1]
     line = marks.get(p)
     return PlanError(msg, file=f"{file}:{line}" if line else file, field=field_name(path), value=value)
 
-# %% ../../nbs/41_sweeps.plan.ipynb #17f65d37
+# %% ../../nbs/41_sweeps.plan.ipynb #6c92d92f
 SMALL_FILE = 1 << 20
-
-def file_identity(path: str|os.PathLike) -> dict:
-    "Identity of a file or folder: path + content hash (≤ 1 MiB) or size + mtime_ns; folders: hash of their files'."
-    p = Path(path).resolve()
-    if p.is_dir():
-        rows = [[str(f.relative_to(p)), *_ident(f)] for f in sorted(p.rglob('*')) if f.is_file()]
-        return {'path': str(p), 'files': len(rows), 'tree_sha256': hashlib.sha256(json.dumps(rows).encode()).hexdigest()}
-    kind, val = _ident(p)
-    return {'path': str(p), kind: val}
 
 def _ident(f: Path) -> tuple[str, Any]:
     st = f.stat()
     if st.st_size <= SMALL_FILE: return 'sha256', hashlib.sha256(f.read_bytes()).hexdigest()
     return 'size_mtime_ns', [st.st_size, st.st_mtime_ns]
 
-# %% ../../nbs/41_sweeps.plan.ipynb #4ff4b1a2
+# %% ../../nbs/41_sweeps.plan.ipynb #6b0261de
+def file_identity(path: str|os.PathLike) -> dict:
+    "Identity of a file or folder: path + content hash (≤ 1 MiB) or size + mtime_ns; folders: hash of their files'."
+    p = Path(path).resolve()
+    if p.is_dir():
+        rows = [[str(f.relative_to(p)), *_ident(f)] for f in sorted(p.rglob('*')) if f.is_file()]
+        tree = hashlib.sha256(json.dumps(rows).encode()).hexdigest()
+        return {'path': str(p), 'files': len(rows), 'tree_sha256': tree}
+    kind, val = _ident(p)
+    return {'path': str(p), kind: val}
+
+# %% ../../nbs/41_sweeps.plan.ipynb #cadba2db
 @dataclass
 class Unit:
     "One resolved sweep unit."
@@ -109,24 +116,26 @@ class Unit:
     resources: dict = field(default_factory=dict)
     inputs: dict = field(default_factory=dict)      # field -> identity of the file/folder it names
 
-    @property
-    def unit_id(self) -> str:
-        "16 hex digits of SHA-256 over the resolved parameters and input identities."
-        key = {k: getattr(self, k) for k in ('family', 'dataset', 'model', 'task', 'seed', 'options', 'inputs')}
-        return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
+# %% ../../nbs/41_sweeps.plan.ipynb #41a9ca56
+@patch(as_prop=True)
+def unit_id(self: Unit) -> str:
+    "16 hex digits of SHA-256 over the resolved parameters and input identities."
+    key = {k: getattr(self, k) for k in ('family', 'dataset', 'model', 'task', 'seed', 'options', 'inputs')}
+    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
-    @property
-    def label(self) -> str:
-        return '/'.join(str(x) for x in (self.family, self.dataset, self.model, self.task, self.seed) if x is not None)
+# %% ../../nbs/41_sweeps.plan.ipynb #b7e8339f
+@patch(as_prop=True)
+def label(self: Unit) -> str:
+    return '/'.join(str(x) for x in (self.family, self.dataset, self.model, self.task, self.seed) if x is not None)
 
-# %% ../../nbs/41_sweeps.plan.ipynb #d1ea5910
+# %% ../../nbs/41_sweeps.plan.ipynb #87acba98
 def unit_record(unit: Unit) -> dict:
     "The `units` row fields the results database takes from a unit (status and times are added by the engine)."
     params = {'seed': unit.seed, **unit.options, 'inputs': unit.inputs}
-    return {'unit_id': unit.unit_id, 'family': unit.family, 'dataset': str(unit.dataset), 'model': str(unit.model),
-            'task': str(unit.task), 'params': params}
+    return {'unit_id': unit.unit_id, 'family': unit.family, 'dataset': str(unit.dataset),
+            'model': str(unit.model), 'task': str(unit.task), 'params': params}
 
-# %% ../../nbs/41_sweeps.plan.ipynb #f889d62c
+# %% ../../nbs/41_sweeps.plan.ipynb #7b0d2aa0
 ENTRY_FIELDS = ('family', 'dataset', 'model', 'task', 'seeds', 'options', 'resources')
 TOP_FIELDS = ('name', 'defaults', 'units')
 
@@ -134,34 +143,35 @@ def _unknown(name, known) -> str:
     close = difflib.get_close_matches(str(name), list(known), n=1)
     return f"unknown field{f' (did you mean {close[0]!r}?)' if close else ''}; known: {', '.join(known)}"
 
+# %% ../../nbs/41_sweeps.plan.ipynb #103efb2d
 def _listify(v) -> list: return list(v) if isinstance(v, list) else [v]
 
-def check_entry(entry: Any, where: tuple, err: Callable) -> list:
-    "Problems of one `units` entry (before expansion), as PlanErrors built by `err(path, msg, value)`."
-    if not isinstance(entry, dict): return [err(where, "a unit entry is a mapping with family, dataset, model, task, ...", entry)]
-    probs = [err(where + (k,), _unknown(k, ENTRY_FIELDS), k) for k in entry if k not in ENTRY_FIELDS]
-    fam = entry.get('family')
-    if fam is None: return probs + [err(where, "missing field 'family'")]
-    if fam not in unit_kinds:
-        return probs + [err(where + ('family',), f"unknown family (known: {', '.join(unit_kinds.names())})", fam)]
-    kind = unit_kinds[fam]
+# %% ../../nbs/41_sweeps.plan.ipynb #7f917681
+def _check_tasks(fam: str, kind: UnitKind, tasks: Any, where: tuple, err: Callable) -> list:
     known = kind.tasks() if callable(kind.tasks) else kind.tasks
-    for t in _listify(entry.get('task')):
+    probs = []
+    for t in _listify(tasks):
         if known is None or t in known: continue
         what = 'unknown' if t is not None else 'missing'
         probs.append(err(where + ('task',), f"{what} {fam} task (known: {', '.join(known)})", t))
-    for s in _listify(entry.get('seeds')):
-        if s is not None and (not isinstance(s, int) or isinstance(s, bool)):
-            probs.append(err(where + ('seeds',), "seeds are integers", s))
-    probs += _check_options(kind, entry.get('options') or {}, where + ('options',), err)
-    return probs + _check_resources(entry.get('resources'), where, err)
+    return probs
 
-# %% ../../nbs/41_sweeps.plan.ipynb #50b8fdbd
+# %% ../../nbs/41_sweeps.plan.ipynb #a83df0bb
+def _check_seeds(seeds: Any, where: tuple, err: Callable) -> list:
+    bad = [s for s in _listify(seeds) if s is not None and (not isinstance(s, int) or isinstance(s, bool))]
+    return [err(where + ('seeds',), "seeds are integers", s) for s in bad]
+
+# %% ../../nbs/41_sweeps.plan.ipynb #418994ad
+def _typename(t) -> str: return ' or '.join(x.__name__ for x in (t if isinstance(t, tuple) else (t,)))
+
+# %% ../../nbs/41_sweeps.plan.ipynb #fcf2ef98
 def _check_options(kind: UnitKind, opts: Any, where: tuple, err: Callable) -> list:
     if not isinstance(opts, dict): return [err(where, "options is a mapping", opts)]
     probs, grid = [], opts.get('grid', {})
-    if not isinstance(grid, dict): return [err(where + ('grid',), "grid is a mapping of option → list of values", grid)]
-    pairs = [(k, v) for k, v in opts.items() if k != 'grid'] + [(k, v) for k, vs in grid.items() for v in _listify(vs)]
+    if not isinstance(grid, dict):
+        return [err(where + ('grid',), "grid is a mapping of option → list of values", grid)]
+    pairs = [(k, v) for k, v in opts.items() if k != 'grid']
+    pairs += [(k, v) for k, vs in grid.items() for v in _listify(vs)]
     for k, v in pairs:
         path = where + (('grid', k) if k in grid else (k,))
         if k not in kind.options:
@@ -171,13 +181,29 @@ def _check_options(kind: UnitKind, opts: Any, where: tuple, err: Callable) -> li
         if v is not None and not isinstance(v, typ): probs.append(err(path, f"expected {_typename(typ)}", v))
     return probs
 
-def _typename(t) -> str: return ' or '.join(x.__name__ for x in (t if isinstance(t, tuple) else (t,)))
-
+# %% ../../nbs/41_sweeps.plan.ipynb #f991d0ea
 def _check_resources(res, where, err) -> list:
     if res is None: return []
-    if not isinstance(res, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in res.values()):
+    number = lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)
+    if not isinstance(res, dict) or not all(number(v) for v in res.values()):
         return [err(where + ('resources',), "resources map a name to a number, e.g. {GPU: 1}", res)]
     return []
+
+# %% ../../nbs/41_sweeps.plan.ipynb #219b9f7e
+def check_entry(entry: Any, where: tuple, err: Callable) -> list:
+    "Problems of one `units` entry (before expansion), as PlanErrors built by `err(path, msg, value)`."
+    if not isinstance(entry, dict):
+        return [err(where, "a unit entry is a mapping with family, dataset, model, task, ...", entry)]
+    probs = [err(where + (k,), _unknown(k, ENTRY_FIELDS), k) for k in entry if k not in ENTRY_FIELDS]
+    fam = entry.get('family')
+    if fam is None: return probs + [err(where, "missing field 'family'")]
+    if fam not in unit_kinds:
+        return probs + [err(where + ('family',), f"unknown family (known: {', '.join(unit_kinds.names())})", fam)]
+    kind = unit_kinds[fam]
+    probs += _check_tasks(fam, kind, entry.get('task'), where, err)
+    probs += _check_seeds(entry.get('seeds'), where, err)
+    probs += _check_options(kind, entry.get('options') or {}, where + ('options',), err)
+    return probs + _check_resources(entry.get('resources'), where, err)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #c66dd8a0
 def expand_entry(entry: dict, base: Path, where: tuple, err: Callable) -> tuple[list[Unit], list]:
@@ -196,7 +222,7 @@ def expand_entry(entry: dict, base: Path, where: tuple, err: Callable) -> tuple[
         units.append(u)
     return units, probs
 
-# %% ../../nbs/41_sweeps.plan.ipynb #aa9ded73
+# %% ../../nbs/41_sweeps.plan.ipynb #1547f1a9
 def _resolve_paths(u: Unit, kind: UnitKind, base: Path, where: tuple, err: Callable) -> list:
     "Make the unit's path fields absolute and record their identity (in place); problems for missing paths."
     probs = []
@@ -205,11 +231,13 @@ def _resolve_paths(u: Unit, kind: UnitKind, base: Path, where: tuple, err: Calla
         p = Path(os.path.expanduser(str(holder[key])))
         p = p if p.is_absolute() else (base/p)
         if not p.exists():
-            probs.append(err(where + tuple(f.split('.')), "no such file or folder", str(p))); continue
-        holder[key] = str(p.resolve()); u.inputs[f] = file_identity(p)
+            probs.append(err(where + tuple(f.split('.')), "no such file or folder", str(p)))
+            continue
+        holder[key] = str(p.resolve())
+        u.inputs[f] = file_identity(p)
     return probs
 
-# %% ../../nbs/41_sweeps.plan.ipynb #a1544ebe
+# %% ../../nbs/41_sweeps.plan.ipynb #f4dc4b4a
 @dataclass
 class Plan:
     "A loaded, validated sweep plan."
@@ -219,6 +247,7 @@ class Plan:
 
     def __repr__(self): return f"Plan({self.name!r}, {len(self.units)} units from {self.path})"
 
+# %% ../../nbs/41_sweeps.plan.ipynb #a4c2a077
 def _merge(defaults: dict, entry: dict) -> dict:
     if not isinstance(entry, dict): return entry
     out = {**defaults, **entry}
@@ -226,7 +255,26 @@ def _merge(defaults: dict, entry: dict) -> dict:
         out['options'] = {**defaults['options'], **entry['options']}
     return out
 
-# %% ../../nbs/41_sweeps.plan.ipynb #d7b7ac06
+# %% ../../nbs/41_sweeps.plan.ipynb #0598f614
+def _expand_entries(entries: list, defaults: dict, base: Path, err: Callable) -> tuple[dict, list]:
+    units, probs = {}, []
+    for i, e in enumerate(_merge(defaults, e) for e in entries):
+        if p := check_entry(e, ('units', i), err):
+            probs += p
+            continue
+        us, p = expand_entry(e, base, ('units', i), err)
+        probs += p
+        units.update({u.unit_id: u for u in us})
+    return units, probs
+
+# %% ../../nbs/41_sweeps.plan.ipynb #953de199
+def _shape_problems(entries: Any, defaults: Any, err: Callable) -> list:
+    if not isinstance(entries, list) or not entries:
+        return [err(('units',), "'units' must be a non-empty list of unit entries")]
+    if not isinstance(defaults, dict): return [err(('defaults',), "defaults is a mapping of entry fields", defaults)]
+    return []
+
+# %% ../../nbs/41_sweeps.plan.ipynb #062138ab
 def check_plan(path: str|os.PathLike) -> tuple[Plan|None, list[PlanError]]:
     "Load and check a plan: (plan or None, problems)."
     path = Path(path)
@@ -236,15 +284,9 @@ def check_plan(path: str|os.PathLike) -> tuple[Plan|None, list[PlanError]]:
     if not isinstance(data, dict): return None, [err((), "a plan is a mapping with 'units' (a list)")]
     probs = [err((k,), _unknown(k, TOP_FIELDS), k) for k in data if k not in TOP_FIELDS]
     entries, defaults = data.get('units'), data.get('defaults') or {}
-    if not isinstance(entries, list) or not entries:
-        return None, probs + [err(('units',), "'units' must be a non-empty list of unit entries")]
-    if not isinstance(defaults, dict):
-        return None, probs + [err(('defaults',), "defaults is a mapping of entry fields", defaults)]
-    units = {}
-    for i, e in enumerate(_merge(defaults, e) for e in entries):
-        if p := check_entry(e, ('units', i), err): probs += p; continue
-        us, p = expand_entry(e, path.parent, ('units', i), err)
-        probs += p; units.update({u.unit_id: u for u in us})
+    if bad := _shape_problems(entries, defaults, err): return None, probs + bad
+    units, p = _expand_entries(entries, defaults, path.parent, err)
+    probs += p
     return (None if probs else Plan(path, str(data.get('name') or path.stem), list(units.values()))), probs
 
 # %% ../../nbs/41_sweeps.plan.ipynb #5d344567

@@ -39,13 +39,15 @@ units:
     options: {k: 10}
 """
 
-# %% ../../nbs/49_sweeps.cli.ipynb #55a15949
-cli = typer.Typer(no_args_is_help=True, add_completion=False, help="Sweeps: many models × datasets × tasks on Dask, results in DuckDB.")
+# %% ../../nbs/49_sweeps.cli.ipynb #04040063
+cli = typer.Typer(no_args_is_help=True, add_completion=False,
+                  help="Sweeps: many models × datasets × tasks on Dask, results in DuckDB.")
 
 def _units_loaded():
     "Register the unit kinds (imported here, not at start-up: `benchnb --help` needs no Dask or YAML)."
-    import benchnb.sweeps.units
+    import benchnb.sweeps.units   # registers the unit kinds
 
+# %% ../../nbs/49_sweeps.cli.ipynb #bd9136da
 @cli.command('example')
 def example_cmd(out: Path = typer.Option(Path('plan.yaml'), '--out', '-o', help="Where to write the example plan.")):
     "Write a runnable example plan over the demo data of all three families."
@@ -65,27 +67,21 @@ def validate_cmd(plan: Path = typer.Argument(..., help="The plan YAML.")):
     for u in p.units: fams[u.family] = fams.get(u.family, 0) + 1
     typer.echo(f"{plan}: ok, {len(p.units)} units ({', '.join(f'{k} {v}' for k, v in fams.items())})")
 
-# %% ../../nbs/49_sweeps.cli.ipynb #fdcddb67
+# %% ../../nbs/49_sweeps.cli.ipynb #b20148b3
+_RES_FORMAT = "resources are NAME=NUMBER, e.g. GPU=1"
+
 def parse_resources(items: list[str]) -> dict[str, float]:
     "['GPU=1', 'MEM=2e9'] → {'GPU': 1.0, 'MEM': 2e9}; `ConfigError` naming a malformed one."
     out = {}
     for it in items:
         name, _, val = it.partition('=')
         try: out[name.strip()] = float(val)
-        except ValueError: raise ConfigError("resources are NAME=NUMBER, e.g. GPU=1", field='--resources', value=it) from None
-        if not name.strip(): raise ConfigError("resources are NAME=NUMBER, e.g. GPU=1", field='--resources', value=it)
+        except ValueError: raise ConfigError(_RES_FORMAT, field='--resources', value=it) from None
+        if not name.strip(): raise ConfigError(_RES_FORMAT, field='--resources', value=it)
     return out
 
-# %% ../../nbs/49_sweeps.cli.ipynb #e52bb113
-@cli.command('run')
-def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
-            results: Path = typer.Option(..., '--results', '-r', help="Results folder: results.duckdb, errors/, work/."),
-            workers: Optional[int] = typer.Option(None, '--workers', '-w', min=1, help="Local worker processes (default: one per core)."),
-            scheduler: Optional[str] = typer.Option(None, '--scheduler',
-                                                    help="Address of a running Dask scheduler (tcp://HOST:8786) instead of a local cluster."),
-            resources: List[str] = typer.Option([], '--resources',
-                                                help="Dask resources each local worker offers, e.g. GPU=1 (repeatable).")):
-    """Run every pending unit of PLAN on Dask; record results in RESULTS/results.duckdb.
+# %% ../../nbs/49_sweeps.cli.ipynb #d6e9f716
+_RUN_HELP = """Run every pending unit of PLAN on Dask; record results in RESULTS/results.duckdb.
 
     \b
     Examples:
@@ -94,30 +90,58 @@ def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
       benchnb sweep run plan.yaml --results sweep/ --scheduler tcp://10.0.0.5:8786
     Rerun the same command to resume: done units are skipped, failed ones retried.
     Exit status: 0 all units done, 3 some failed (see RESULTS/errors/), 1 error, 130 interrupted."""
-    from benchnb.resultsdb.db import ResultsDB
-    from benchnb.sweeps.engine import open_cluster, run_sweep
+_HELP_RESULTS = "Results folder: results.duckdb, errors/, work/."
+_HELP_SCHEDULER = "Address of a running Dask scheduler (tcp://HOST:8786) instead of a local cluster."
+_HELP_WORKERS = "Local worker processes (default: one per core)."
+_HELP_RESOURCES = "Dask resources each local worker offers, e.g. GPU=1 (repeatable)."
+
+# %% ../../nbs/49_sweeps.cli.ipynb #aa0a13d6
+def _load_plan(plan: Path):
     from benchnb.sweeps.plan import load_plan
     _units_loaded()
-    p = load_plan(plan)
-    res = parse_resources(resources)
-    with ResultsDB(results) as db:
-        if not {u.unit_id for u in p.units} - db.done_unit_ids():
-            typer.echo(f"nothing to run: all {len(p.units)} units of {plan} are done in {Path(results)/'results.duckdb'}")
-            return
-        info = open_cluster(workers, scheduler, res or None)   # all cores even for few units: PLISM units fan out
-        try:
-            blas = f", {info.threads} BLAS threads each" if info.threads else ''
-            typer.echo(f"dask dashboard: {info.dashboard}  ({info.workers} workers{blas})", err=True)
-            say = lambda s: typer.echo(f"benchnb: sweep: {s}", err=True)
-            line = say if progress_mode() == 'lines' else None   # a line per unit off a terminal
-            s = run_sweep(p, results, db, info, report=line)
-        finally: info.close()
-    typer.echo(f"run {s.run_id}: {s.done} done, {s.failed} failed, {s.skipped} skipped (already done) of {s.total} units "
-               f"in {s.seconds:.1f} s → {Path(results)/'results.duckdb'}")
+    return load_plan(plan)
+
+# %% ../../nbs/49_sweeps.cli.ipynb #b7f36fcf
+def _nothing_to_run(p, db, plan: Path, results: Path) -> bool:
+    if {u.unit_id for u in p.units} - db.done_unit_ids(): return False
+    typer.echo(f"nothing to run: all {len(p.units)} units of {plan} are done in {Path(results)/'results.duckdb'}")
+    return True
+
+# %% ../../nbs/49_sweeps.cli.ipynb #10a9c702
+def _sweep_on(info, p, results: Path, db):
+    from benchnb.sweeps.engine import run_sweep
+    try:
+        blas = f", {info.threads} BLAS threads each" if info.threads else ''
+        typer.echo(f"dask dashboard: {info.dashboard}  ({info.workers} workers{blas})", err=True)
+        say = lambda s: typer.echo(f"benchnb: sweep: {s}", err=True)
+        line = say if progress_mode() == 'lines' else None   # a line per unit off a terminal
+        return run_sweep(p, results, db, info, report=line)
+    finally: info.close()
+
+# %% ../../nbs/49_sweeps.cli.ipynb #7954952d
+def _print_summary(s, results: Path):
+    typer.echo(f"run {s.run_id}: {s.done} done, {s.failed} failed, {s.skipped} skipped (already done) "
+               f"of {s.total} units in {s.seconds:.1f} s → {Path(results)/'results.duckdb'}")
     for uid, err in s.failures.items():
         typer.echo(f"failed {uid}: {err} (traceback: {Path(results)/'errors'/f'{uid}.txt'})", err=True)
+
+# %% ../../nbs/49_sweeps.cli.ipynb #b15a97e5
+@cli.command('run', help=_RUN_HELP)
+def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
+            results: Path = typer.Option(..., '--results', '-r', help=_HELP_RESULTS),
+            workers: Optional[int] = typer.Option(None, '--workers', '-w', min=1, help=_HELP_WORKERS),
+            scheduler: Optional[str] = typer.Option(None, '--scheduler', help=_HELP_SCHEDULER),
+            resources: List[str] = typer.Option([], '--resources', help=_HELP_RESOURCES)):
+    "Run every pending unit of PLAN on Dask; record results in RESULTS/results.duckdb."
+    from benchnb.resultsdb.db import ResultsDB
+    from benchnb.sweeps.engine import open_cluster
+    p, res = _load_plan(plan), parse_resources(resources)
+    with ResultsDB(results) as db:
+        if _nothing_to_run(p, db, plan, results): return
+        s = _sweep_on(open_cluster(workers, scheduler, res or None), p, results, db)
+    _print_summary(s, results)
     if s.exit_code: raise typer.Exit(s.exit_code)
 
-# %% ../../nbs/49_sweeps.cli.ipynb #62bfa181
-register_family('sweep', "Sweeps: run a plan of many units (family × dataset × model × task × seed) on Dask into a results database.",
-                cli=cli)
+# %% ../../nbs/49_sweeps.cli.ipynb #30b97f23
+register_family('sweep', "Sweeps: run a plan of many units (family × dataset × model × task × seed) on Dask "
+                "into a results database.", cli=cli)

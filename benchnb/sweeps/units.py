@@ -27,18 +27,25 @@ def map_on_engine(fn: Callable, items: Sequence, resources: dict|None=None) -> l
     with worker_client() as client:
         return client.gather(client.map(fn, list(items), pure=False, resources=resources or None))
 
-# %% ../../nbs/43_sweeps.units.ipynb #4a6ade67
+# %% ../../nbs/43_sweeps.units.ipynb #ca15efd3
 def _spin(seconds: float):
     t0, x = time.process_time(), 0
     while time.process_time() - t0 < seconds: x += sum(range(1000))
     return x
 
+# %% ../../nbs/43_sweeps.units.ipynb #019b80af
+def _start_marker(unit: dict, o: dict) -> Path|None:
+    if not o.get('marker_dir'): return None
+    marker = Path(o['marker_dir'])/f"{unit['unit_id']}.{os.getpid()}"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    Path(f"{marker}.start").touch()
+    return marker
+
+# %% ../../nbs/43_sweeps.units.ipynb #f40da34d
 def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
     "The `test` kind: sleep, echo or fail."
-    o, marker = unit['options'], None
-    if o.get('marker_dir'):
-        marker = Path(o['marker_dir'])/f"{unit['unit_id']}.{os.getpid()}"
-        marker.parent.mkdir(parents=True, exist_ok=True); Path(f"{marker}.start").touch()
+    o = unit['options']
+    marker = _start_marker(unit, o)
     if unit['task'] == 'fail': raise RuntimeError(o.get('message') or f"unit {unit['unit_id']} fails on purpose")
     if unit['task'] == 'crash': os.kill(os.getpid(), signal.SIGKILL)
     if o.get('seconds') and unit['task'] == 'spin': _spin(float(o['seconds']))
@@ -47,11 +54,12 @@ def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
     return [{'metric': 'seed', 'value': float(unit['seed'] or 0)},
             {'metric': 'seconds', 'value': float(o.get('seconds') or 0)}]
 
+# %% ../../nbs/43_sweeps.units.ipynb #26a43da6
 register_unit_kind('test', run_test_unit, tasks=['sleep', 'spin', 'echo', 'fail', 'crash'],
                    options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
                    description="engine tests: sleep / echo / fail")
 
-# %% ../../nbs/43_sweeps.units.ipynb #528ef4a0
+# %% ../../nbs/43_sweeps.units.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'
 
 @functools.lru_cache(maxsize=2)
@@ -62,16 +70,18 @@ def _read_cells(dataset: str):
     from benchnb.cells.plugin import read_h5ad
     return read_h5ad(dataset)
 
+# %% ../../nbs/43_sweeps.units.ipynb #88d942a2
 def _cells_tasks() -> list[str]:
     from benchnb.cells.tasks import tasks
-    import benchnb.cells.newer_tasks
+    import benchnb.cells.newer_tasks   # registers the newer single-dataset tasks
     return tasks.names('single')
 
-# %% ../../nbs/43_sweeps.units.ipynb #12ac01aa
+# %% ../../nbs/43_sweeps.units.ipynb #264c0ef2
 def cells_embedding(adata, model: str) -> str:
     "The obsm key holding `model`: the key itself, or an embedding file loaded into obsm under its file name."
     if not str(model).endswith('.npy'):
-        if model not in adata.obsm: raise DataError(f"no obsm key (has: {', '.join(adata.obsm)})", field='model', value=model)
+        if model not in adata.obsm:
+            raise DataError(f"no obsm key (has: {', '.join(adata.obsm)})", field='model', value=model)
         return model
     x = np.load(model)
     if x.ndim != 2 or x.shape[0] != adata.n_obs:
@@ -92,20 +102,25 @@ def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     rows = evaluate(data, [key], o['labels'], o['batch'], [unit['task']], (), seed, o['extras'])
     return [{'metric': r['metric'], 'value': r['value'], 'params': r.get('params') or {}} for r in rows]
 
-# %% ../../nbs/43_sweeps.units.ipynb #1ca3fff3
+# %% ../../nbs/43_sweeps.units.ipynb #2a153ff6
 def _cells_paths(u: dict) -> list[str]:
     return (['dataset'] if u['dataset'] != CELLS_DEMO else []) + (['model'] if str(u['model']).endswith('.npy') else [])
 
+# %% ../../nbs/43_sweeps.units.ipynb #d5044221
 def _cells_check(u: dict) -> list:
-    return [] if u['options']['labels'] else [('options.labels', 'cells units need the obs column of cell-type labels', None)]
+    if u['options']['labels']: return []
+    return [('options.labels', 'cells units need the obs column of cell-type labels', None)]
 
+# %% ../../nbs/43_sweeps.units.ipynb #9e9afa39
 register_unit_kind('cells', run_cells_unit, tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
-                   options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False), 'knn': (str, 'exact')},
+                   options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False),
+                            'knn': (str, 'exact')},
                    description="single-cell tasks: dataset = .h5ad (or pbmc68k_reduced), model = obsm key or .npy file")
 
-# %% ../../nbs/43_sweeps.units.ipynb #43f0f106
+# %% ../../nbs/43_sweeps.units.ipynb #8e748949
 def _key(*parts) -> str: return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:10]
 
+# %% ../../nbs/43_sweeps.units.ipynb #8528589b
 def plism_dirs(unit: dict, work_dir: str) -> dict[str, Path]:
     "Where a PLISM unit's slides, features and metrics go (features/metrics shared by units on the same data)."
     root = Path(work_dir)/'plism'
@@ -116,51 +131,59 @@ def plism_dirs(unit: dict, work_dir: str) -> dict[str, Path]:
     feats = Path(unit['dataset']) if unit['task'] == 'evaluate' else base/'features'
     return {'slides': slides, 'features': feats, 'metrics': base/'metrics'}
 
-# %% ../../nbs/43_sweeps.units.ipynb #fe8c887e
+# %% ../../nbs/43_sweeps.units.ipynb #c2146cc5
 def _extract_one(args: tuple) -> dict:
     from benchnb.plism.extract import extract
     model, slides, feats, i, n, o = args
     return extract(model, slides, feats, device=o['device'], batch_size=o['batch_size'], shard=f"{i}/{n}",
                    pretrained=o['pretrained']).to_dict('records')[0]
 
+# %% ../../nbs/43_sweeps.units.ipynb #aabf28b3
 def _evaluate_block(args: tuple) -> str:
     from benchnb.plism.evaluate import compute_metrics
     feats, metrics, model, i, n, o = args
     return str(compute_metrics(feats, metrics, model, o['top_k'], o['n_tiles'], o['device'], shard=f"{i}/{n}"))
 
-# %% ../../nbs/43_sweeps.units.ipynb #05e716c0
+# %% ../../nbs/43_sweeps.units.ipynb #8c032649
 def plism_unit_rows(metrics: 'pd.DataFrame', results: 'pd.DataFrame', top_k: Sequence[int]) -> list[dict]:
     "Database rows of one evaluation: leaderboard parts, and mean/median per category × metric column."
     from benchnb.plism.data import CATEGORIES, category_mask
     from benchnb.plism.evaluate import leaderboard_score, metric_columns
-    rows = [{'metric': k, 'value': v, 'params': {}} for k, v in leaderboard_score(results).items()] if 10 in top_k else []
+    lb = leaderboard_score(results).items() if 10 in top_k else []
+    rows = [{'metric': k, 'value': v, 'params': {}} for k, v in lb]
     for cat in CATEGORIES:
         sub = metrics.loc[category_mask(metrics, cat)]
         for c in metric_columns(top_k):
             for s in ('mean', 'median'):
-                rows.append({'metric': c, 'value': float(getattr(sub[c], s)()), 'params': {'category': cat, 'stat': s}})
+                params = {'category': cat, 'stat': s}
+                rows.append({'metric': c, 'value': float(getattr(sub[c], s)()), 'params': params})
     return rows
 
-# %% ../../nbs/43_sweeps.units.ipynb #3162419a
+# %% ../../nbs/43_sweeps.units.ipynb #9f98eceb
+def _plism_extract(unit: dict, d: dict, o: dict, res: dict|None):
+    from benchnb.plism.data import find_h5_slides, make_synthetic_slides
+    if unit['dataset'] == 'demo':
+        make_synthetic_slides(d['slides'], o['stainings'], o['scanners'], grid=tuple(o['demo_grid']),
+                              tile_size=o['demo_tile_size'])
+    if unit['task'] == 'extract_evaluate':
+        n = len(find_h5_slides(d['slides']))
+        map_on_engine(_extract_one, [(unit['model'], d['slides'], d['features'], i, n, o) for i in range(n)], res)
+
+# %% ../../nbs/43_sweeps.units.ipynb #cfc4547b
 def run_plism_unit(unit: dict, work_dir: str) -> list[dict]:
     "Extract (per slide, on the engine) and evaluate (in blocks of pairs, on the engine) one extractor."
     import pandas as pd
-    from benchnb.plism.data import find_h5_slides, make_synthetic_slides
     from benchnb.plism.evaluate import merge_metrics, parse_top_k
     o, model, d = unit['options'], unit['model'], plism_dirs(unit, work_dir)
     res = unit.get('resources')
-    if unit['dataset'] == 'demo':
-        make_synthetic_slides(d['slides'], o['stainings'], o['scanners'], grid=tuple(o['demo_grid']), tile_size=o['demo_tile_size'])
-    if unit['task'] == 'extract_evaluate':
-        n = len(find_h5_slides(d['slides']))
-        map_on_engine(_extract_one, [(model, d['slides'], d['features'], i, n, o) for i in range(n)], res)
+    _plism_extract(unit, d, o, res)
     blocks = max(1, int(o['blocks'] or 1))
     map_on_engine(_evaluate_block, [(d['features'], d['metrics'], model, i, blocks, o) for i in range(blocks)], res)
     out = merge_metrics(d['features'], d['metrics'], model, o['top_k'], o['n_tiles'])
     top_k = parse_top_k(o['top_k'])
     return plism_unit_rows(pd.read_csv(out/'metrics.csv'), pd.read_csv(out/'results.csv', index_col=0), top_k)
 
-# %% ../../nbs/43_sweeps.units.ipynb #6c0fd8a0
+# %% ../../nbs/43_sweeps.units.ipynb #bcfadb52
 register_unit_kind('plism', run_plism_unit, tasks=['extract_evaluate', 'evaluate'],
                    options={'n_tiles': ((int, str), 'all'), 'top_k': (list, [1, 3, 5, 10]), 'device': (str, 'cpu'),
                             'batch_size': (int, 32), 'blocks': (int, 2), 'pretrained': (bool, True),
@@ -169,7 +192,8 @@ register_unit_kind('plism', run_plism_unit, tasks=['extract_evaluate', 'evaluate
                    path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
                    check=lambda u: [('task', "the demo slides need task extract_evaluate", u['task'])]
                                    if u['dataset'] == 'demo' and u['task'] == 'evaluate' else [],
-                   description="PLISM robustness: dataset = h5 slides dir, features root (task evaluate) or demo; model = extractor")
+                   description="PLISM robustness: dataset = h5 slides dir, features root (task evaluate) or demo; "
+                               "model = extractor")
 
 # %% ../../nbs/43_sweeps.units.ipynb #bf13c190
 LOCAL_TARGETS = ('reference', 'reference-shuffled')
@@ -184,7 +208,7 @@ def _local_server(target: str):
         kg = KnowledgeGraph([replace(e, score=float(s)) for e, s in zip(kg.edges, scores)])
     return ReferenceServer(kg)
 
-# %% ../../nbs/43_sweeps.units.ipynb #ddba68d0
+# %% ../../nbs/43_sweeps.units.ipynb #87271aa0
 def translator_rows(ev) -> list[dict]:
     "Database rows of one Evaluation: metrics at the report's k values, and MRR."
     from benchnb.translator.evaluate import EXTRAS, UPSTREAM, report_ks
@@ -193,21 +217,26 @@ def translator_rows(ev) -> list[dict]:
     rows = [{'metric': m, 'value': float(c[m][k - 1]), 'params': {'k': k}} for m in at_k for k in report_ks(ev.k)]
     return rows + [{'metric': 'mean_reciprocal_rank', 'value': float(c['mean_reciprocal_rank']), 'params': {}}]
 
+# %% ../../nbs/43_sweeps.units.ipynb #7832a0fd
+def _translator_fetch(unit: dict, work_dir: str, o: dict) -> Path:
+    from benchnb.translator.fetch import RetryPolicy, fetch_benchmark
+    bench, target = unit['dataset'], unit['model']
+    local = _local_server(target).start() if target in LOCAL_TARGETS and not o['url'] else None
+    try:
+        url = local.url + '/query' if local else o['url']
+        s = fetch_benchmark(bench, target, Path(work_dir)/'translator'/unit['unit_id'], o['config'], url=url,
+                            concurrency=o['concurrency'], policy=RetryPolicy(retries=2, backoff=0.5), new=True)
+        return s.run_dir
+    finally:
+        if local: local.stop()
+
+# %% ../../nbs/43_sweeps.units.ipynb #250f6ca0
 def run_translator_unit(unit: dict, work_dir: str) -> list[dict]:
     "Fetch `dataset` (a benchmark) from `model` (a target), or take stored results, and evaluate them."
     from benchnb.translator.evaluate import evaluate_results
-    from benchnb.translator.fetch import RetryPolicy, fetch_benchmark
     o, bench, target = unit['options'], unit['dataset'], unit['model']
     results = o['results']
-    if results is None:
-        local = _local_server(target).start() if target in LOCAL_TARGETS and not o['url'] else None
-        try:
-            url = local.url + '/query' if local else o['url']
-            s = fetch_benchmark(bench, target, Path(work_dir)/'translator'/unit['unit_id'], o['config'], url=url,
-                                concurrency=o['concurrency'], policy=RetryPolicy(retries=2, backoff=0.5), new=True)
-            results = s.run_dir
-        finally:
-            if local: local.stop()
+    if results is None: results = _translator_fetch(unit, work_dir, o)
     ev = evaluate_results(bench, results, target, o['k'], o['config'])[0]
     ev.save(plots=False)
     return translator_rows(ev)
