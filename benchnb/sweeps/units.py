@@ -6,9 +6,10 @@
 from __future__ import annotations
 import functools, hashlib, json, os, signal, time
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
+if TYPE_CHECKING: import pandas as pd   # annotations only: pandas loads where a unit needs it
 
 from ..core import DataError
 from .plan import register_unit_kind
