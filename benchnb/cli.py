@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import os, signal, threading, traceback
+import atexit, os, signal, sys, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 
@@ -17,7 +17,7 @@ from .core import (EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, BenchnbError, close
 from .report import parse_parameters, reports, run_demo, run_report
 
 # %% auto #0
-__all__ = ['build_app', 'main']
+__all__ = ['build_app', 'main', 'entry']
 
 # %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
@@ -133,3 +133,15 @@ def main(argv: list[str]|None=None) -> int:
     except Exception as e: return _internal_error(e)
     if code == EXIT_INTERRUPTED: _say_interrupted(argv)
     return code
+
+# %% ../nbs/09_cli.ipynb #172c3ab3
+def entry(argv: list[str]|None=None) -> None:
+    "Console-script entry: `main`, then exit without the interpreter's teardown (see above)."
+    code = main(argv)
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        raise SystemExit(code)
+    for stream in (sys.stdout, sys.stderr):
+        try: stream.flush()
+        except (OSError, ValueError): pass
+    atexit._run_exitfuncs()
+    os._exit(code)
