@@ -12,9 +12,9 @@ import typer
 
 import benchnb
 import typer.core
-from .core import (EXIT_CODES, EXIT_ERROR, EXIT_INTERRUPTED, BenchnbError, close_progress,
+from .core import (EXIT_CODES, EXIT_ERROR, EXIT_FAILURES, EXIT_INTERRUPTED, BenchnbError, close_progress,
                           configure_logging, families, load_plugins)
-from .report import parse_parameters, reports, run_demo, run_report
+from .report import ReportError, parse_parameters, reports, run_demo, run_report
 
 # %% auto #0
 __all__ = ['build_app', 'main', 'entry']
@@ -43,9 +43,14 @@ def _report(name: Optional[str] = typer.Argument(None, help="Registered report n
 def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Folder for the reports and index.html."),
           only: List[str] = typer.Option([], '--only', help="Run only these reports.")):
     "Run every registered report on its small demo data and write an index page."
-    outs = run_demo(out, only or None)
-    for o in outs: typer.echo(f"{o.status:6} {o.seconds:7.1f} s  {o.html}")
+    try: outs, failure = run_demo(out, only or None), None
+    except ReportError as e:
+        outs, failure = getattr(e, 'outputs', []), e
+        if not any(o.status == 'ok' for o in outs): raise          # nothing produced: exit 1
+    for o in outs: typer.echo(f"{o.status:6} {o.seconds:7.1f} s  {o.html or ''}")
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
+    if failure: _say(f"error: {failure}")
+    if failure: raise typer.Exit(EXIT_FAILURES)                    # some reports made: exit 3
 
 # %% ../nbs/09_cli.ipynb #b7c2ecfb
 _ENV_HELP = ("\b\nEnvironment:\n"

@@ -269,5 +269,7 @@ def run_demo(out_dir: str|os.PathLike='reports/out', names: Iterable[str]|None=N
             log.error("report %s failed: %s", name, e)
     index = write_index(outputs, out_dir)
     failed = [o.name for o in outputs if o.status != 'ok']
-    if failed: raise ReportError(f"{len(failed)} report(s) failed: {', '.join(failed)}; see {index}")
-    return outputs
+    if not failed: return outputs
+    err = ReportError(f"{len(failed)} report(s) failed: {', '.join(failed)}; see {index}")
+    err.outputs = outputs                               # what did run: for the caller's summary and exit status
+    raise err
