@@ -133,7 +133,8 @@ def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:
     K = sp.diags(1 / q) @ conn @ sp.diags(1 / q)                    # density normalisation (Coifman et al. 2005)
     z = np.sqrt(np.asarray(K.sum(0)).ravel())
     T = sp.diags(1 / z) @ K @ sp.diags(1 / z)
-    evals, evecs = eigsh(T.astype(np.float64), k=min(T.shape[0] - 1, n_comps), which='LM')
+    v0 = np.random.default_rng(0).uniform(-1, 1, T.shape[0])     # ARPACK's start: fixed, so reruns give the same signs
+    evals, evecs = eigsh(T.astype(np.float64), k=min(T.shape[0] - 1, n_comps), which='LM', v0=v0)
     evals = evals.astype(np.float32)[::-1] + np.float32(1e-8)
     evecs = evecs.astype(np.float32)[:, ::-1]
     return evecs * np.array([e if e == 1 else e / (1 - e) for e in evals], dtype=np.float32)
