@@ -16,7 +16,7 @@ from ..report import register_report
 from ..runs import write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'read_h5ad', 'check_embedding', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'read_h5ad', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.plugin')
@@ -32,17 +32,6 @@ def read_h5ad(path: str|Path):
     return a
 
 def _split(s: str|None) -> list[str]: return [x.strip() for x in (s or '').split(',') if x.strip()]
-
-# %% ../../nbs/29_cells.cli.ipynb #3145ef5d
-def check_embedding(adata, key: str) -> None:
-    "`DataError` naming `obsm/key` when every cell has the same embedding (e.g. all zeros)."
-    if key not in adata.obsm: return                   # the tasks name a missing key with the known ones
-    X = adata.obsm[key]
-    X = X.toarray() if hasattr(X, 'toarray') else np.asarray(X)
-    if X.ndim == 2 and len(X) > 1 and X.dtype.kind in 'biuf' and np.isfinite(X).all() and (X == X[:1]).all():
-        what = 'all zero' if not X.any() else 'identical rows'
-        raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless",
-                        field=f"obsm/{key}")
 
 # %% ../../nbs/29_cells.cli.ipynb #c3a81384
 def stage(msg: str) -> None:
@@ -89,7 +78,6 @@ def _read_dataset(path: Path, embedding: Sequence[str], knn_method: str) -> tupl
     from benchnb.cells.tasks import CellDataset
     a = read_h5ad(path)
     embs = _embeddings(embedding)
-    for e in embs: check_embedding(a, e)
     return CellDataset(a, name=str(path), knn_method=knn_method), embs
 
 # %% ../../nbs/29_cells.cli.ipynb #1f2bb52f

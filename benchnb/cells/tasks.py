@@ -23,9 +23,10 @@ from .scib import bras, kbet_per_label, kmeans_nmi_ari, scib_neighbor_sizes
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
-           'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores',
-           'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask', 'BatchIntegrationTask',
-           'scib_extras', 'CrossSpeciesIntegrationTask', 'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
+           'check_not_constant', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers',
+           'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
+           'BatchIntegrationTask', 'scib_extras', 'CrossSpeciesIntegrationTask', 'make_task', 'check_inputs',
+           'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -92,6 +93,13 @@ def get_output(self: CellDataset, model: str, dt: DataType):
         raise DataError(f"no {DataType(dt).value} output for model {model!r} (models: {have})", field=model)
     return self.outputs[key]
 
+# %% ../../nbs/21_cells.tasks.ipynb #a2aa31f3
+def check_not_constant(X: np.ndarray, field: str) -> None:
+    "`DataError` naming `field` when every row of `X` is the same vector (e.g. all zeros)."
+    if len(X) > 1 and (X == X[:1]).all():
+        what = 'all zero' if not X.any() else 'identical rows'
+        raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless", field=field)
+
 # %% ../../nbs/21_cells.tasks.ipynb #3f3c7821
 @patch
 def add_embedding(self: CellDataset, key: str, model: str|None=None) -> np.ndarray:
@@ -101,7 +109,9 @@ def add_embedding(self: CellDataset, key: str, model: str|None=None) -> np.ndarr
     model = model or key
     if self.outputs.get((model, 'obsm')) is self.adata.obsm[key]:
         return self.outputs[(model, DataType.EMBEDDING)]   # unchanged: keep its kNN
-    X = self.set_output(model, DataType.EMBEDDING, as_embedding(self.adata.obsm[key], self.n_obs, field=f"obsm/{key}"))
+    X = as_embedding(self.adata.obsm[key], self.n_obs, field=f"obsm/{key}")
+    check_not_constant(X, f"obsm/{key}")
+    X = self.set_output(model, DataType.EMBEDDING, X)
     self.outputs[(model, 'obsm')] = self.adata.obsm[key]
     return X
 
