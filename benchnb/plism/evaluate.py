@@ -107,6 +107,13 @@ def load_normalized(files: dict[str, Path], slides: Sequence[str], n_tiles, refe
         out[s] = l2_normalize(feats, file=files[s])
     return out
 
+# %% ../../nbs/33_plism.evaluate.ipynb #378f4575
+def _check_k_below(top_k: list[int], n: int):
+    "`ConfigError` for the first k of `top_k` that is not below `n` tiles."
+    if too_big := [k for k in top_k if k >= n]:
+        raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy "
+                          "would be 1.000 for every pair", field='--top-k', value=too_big[0])
+
 # %% ../../nbs/33_plism.evaluate.ipynb #671f065d
 def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike, extractor: str, top_k=(1, 3, 5, 10),
                     n_tiles: int|str|None=None, device: str='cpu', backend: str='auto', precision: str='fp32',
@@ -115,6 +122,7 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
     "Evaluate every slide pair of `extractor`; return the output folder (or, for a shard, its cache folder)."
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor, official)
     ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
+    _check_k_below(top_k, int(label.split('_')[0]))               # as `check_inputs`: before any work
     be = make_backend(backend, device, precision, memory_mb)
     config = eval_config(label, top_k, be.precision)
     if shard is None and _finished(out, config, overwrite): return out
@@ -290,10 +298,3 @@ def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:
             raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}",
                                  file=files[s], field='shape')
     return first
-
-# %% ../../nbs/33_plism.evaluate.ipynb #378f4575
-def _check_k_below(top_k: list[int], n: int):
-    "`ConfigError` for the first k of `top_k` that is not below `n` tiles."
-    if too_big := [k for k in top_k if k >= n]:
-        raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy "
-                          "would be 1.000 for every pair", field='--top-k', value=too_big[0])
