@@ -97,6 +97,8 @@ def _ipc_kernel_manager():
         def _ip_default(self):    # absolute: the kernel runs in the report's folder, the client wherever it was started
             Path(jupyter_runtime_dir()).mkdir(parents=True, exist_ok=True)
             return str(Path(jupyter_runtime_dir())/f"benchnb-kernel-{uuid.uuid4().hex[:12]}-ipc")
+        async def _async_interrupt_kernel(self):
+            if not self.shutting_down: await super()._async_interrupt_kernel()
     return IpcKernelManager
 
 # %% ../nbs/01_report.ipynb #2471649b
