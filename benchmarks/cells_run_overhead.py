@@ -12,6 +12,7 @@ overhead = wall − tasks (the issue's goal: ≤ 3 s). Floors measured in the sa
 (reported as cold); the next `--repeats` runs are warm.
 
 Usage:  python benchmarks/cells_run_overhead.py [--n 5000] [--repeats 2] [--tasks clustering,embedding,...]
+        PYTHONPATH=OLD_CHECKOUT python benchmarks/cells_run_overhead.py --via-main   # an older benchnb, for before/after
 """
 from __future__ import annotations
 import argparse, json, os, re, subprocess, sys, tempfile, time
@@ -73,11 +74,15 @@ def main():
     ap.add_argument('--repeats', type=int, default=2)
     ap.add_argument('--tasks', default=None, help="comma-separated tasks (default: the command's default)")
     ap.add_argument('--json', default=None, help="also write the figures here")
+    ap.add_argument('--via-main', action='store_true',
+                    help="run `benchnb.cli.main` through `python -c` instead of the installed script (older checkouts)")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / 'cells.h5ad'
         write_dataset(data, a.n)
-        cmd = [benchnb_exe(), 'cells', 'run', str(data), '-e', 'X_model', '-l', 'cell_type', '-b', 'batch']
+        exe = [sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main())'] if a.via_main \
+            else [benchnb_exe()]
+        cmd = exe + ['cells', 'run', str(data), '-e', 'X_model', '-l', 'cell_type', '-b', 'batch']
         if a.tasks: cmd += ['-t', a.tasks]
         runs = [timed_run(cmd) for _ in range(1 + a.repeats)]
     floors = {'python -c pass': floor('pass'),
