@@ -23,6 +23,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 TASK_LINE = re.compile(r"benchnb\.cells\.tasks: (\w+) on (\S+): ([\d.]+) s$")
+DONE_LINE = re.compile(r"cells run: \d+ results in ([\d.]+) s$")      # the command's own clock, read to done
 
 
 def write_dataset(path: Path, n: int) -> None:
@@ -54,8 +55,9 @@ def timed_run(cmd: list[str]) -> dict:
     first = stamps[0][0]
     cells_line = next(t for t, s in stamps if 'cells; tasks' in s)
     rest = wall - cells_line - sum(tasks.values())
+    command = next(float(m[1]) for _, s in stamps if (m := DONE_LINE.search(s)))
     return dict(wall=wall, startup=first, read=cells_line - first, tasks=tasks, task_sum=sum(tasks.values()),
-                rest=rest, overhead=wall - sum(tasks.values()))
+                rest=rest, overhead=wall - sum(tasks.values()), command=command)
 
 
 def floor(code: str) -> float:

@@ -685,7 +685,7 @@ def umap_connectivities(nbrs: Neighbors) -> sp.csr_matrix:
     W = sp.coo_matrix((vals, (rows, cols)), shape=(nbrs.n, nbrs.n))
     W.eliminate_zeros()
     Wt = W.transpose()
-    G = 1.0 * (W + Wt - W.multiply(Wt)) + (1.0 - 1.0) * W.multiply(Wt)
+    G = W + Wt - W.multiply(Wt)
     G.eliminate_zeros()
     return G.tocsr()
 

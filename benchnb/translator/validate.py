@@ -215,7 +215,9 @@ def check_aux_graphs(aux: dict, kedges: dict, base: str) -> Iterator[tuple[str, 
     for g, ag in aux.items():
         p, es = f"{base}.auxiliary_graphs.{g}.edges", _kget(ag, 'edges')
         if not isinstance(es, list) or not es: yield p, 'must be a non-empty list of edge ids', 'auxiliary_graph'
-        else: yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in es if _absent(x, kedges))
+        else:
+            bad = [x for x in es if _absent(x, kedges)]
+            yield from ((p, f"{x!r} is not a knowledge_graph edge", 'auxiliary_graph') for x in bad)
     yield from _dangling_support_graphs(aux, kedges, base)
 
 # %% ../../nbs/15_translator.validate.ipynb #61b4276e
