@@ -17,9 +17,9 @@ from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo', 'open_cluster',
-           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
-           'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'UNIT_SLOT', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo',
+           'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep',
+           'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -82,6 +82,7 @@ class ClusterInfo:
     cluster: Any = None
     workers: int = 0
     threads: int|None = None
+    slots: bool = False             # workers offer one UNIT_SLOT each (the embedded cluster)
 
     @property
     def dashboard(self) -> str|None: return getattr(self.client, 'dashboard_link', None)
@@ -99,12 +100,15 @@ def _connect(scheduler: Any) -> ClusterInfo:
     return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #d4879815
+UNIT_SLOT = 'benchnb-unit'
+
 def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|None, memory_limit: Any):
     from distributed import LocalCluster
     pre = {**dask.config.get('distributed.nanny.pre-spawn-environ', {}), **blas_env(threads)}
     with dask.config.set({'distributed.nanny.pre-spawn-environ': pre}):
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                            resources=resources or None, memory_limit=memory_limit, silence_logs=logging.ERROR)
+                            resources={**(resources or {}), UNIT_SLOT: 1}, memory_limit=memory_limit,
+                            silence_logs=logging.ERROR)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
 def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|None=None, dashboard: str|None=':0',
@@ -115,7 +119,7 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
     n = workers or available_cores()
     t = blas_threads(n)
     cluster = _local_cluster(n, t, dashboard, resources, memory_limit)
-    return ClusterInfo(Client(cluster), cluster, n, t)
+    return ClusterInfo(Client(cluster), cluster, n, t, slots=True)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
@@ -161,11 +165,12 @@ def sweep_manifest(plan: Plan, info: ClusterInfo, pending: int) -> dict:
             'git': git_revision(), 'started_at': now_iso()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #67a96eae
-def _submit(client, unit: Unit, work_dir: Path, threads: int|None):
+def _submit(client, unit: Unit, work_dir: Path, threads: int|None, slots: bool=False):
     ("Submit one unit; a kind that fans out gets no resources itself "
      "(its sub-tasks take them: no GPU held while waiting).")
     kind = unit_kinds[unit.family]
     resources = None if kind.fans_out else (unit.resources or None)
+    if slots and not kind.fans_out: resources = {**(resources or {}), UNIT_SLOT: 1}
     spec = {**dataclasses.asdict(unit), 'unit_id': unit.unit_id}
     return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}",
                          resources=resources, pure=False)
@@ -229,7 +234,7 @@ def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, r
     "Run the plan's pending units on `info.client`, recording each result in `db`."
     results_dir = Path(results_dir)
     s, todo = _start_run(plan, db, info, run_id)
-    futs = [_submit(info.client, u, results_dir/'work', info.threads) for u in todo]
+    futs = [_submit(info.client, u, results_dir/'work', info.threads, info.slots) for u in todo]
     t0, status = time.perf_counter(), 'interrupted'
     bar = progress(total=len(todo), desc='units', unit='unit')
     try:
