@@ -151,12 +151,14 @@ def test_runs_on_an_existing_scheduler(tmp_path):
 
 def test_unit_that_kills_every_worker_is_recorded_failed(tmp_path):
     plan = tmp_path/'plan.yaml'
-    plan.write_text("units:\n  - {family: test, task: echo, seeds: [1, 2, 3]}\n  - {family: test, task: crash}\n")
+    seeds = list(range(1, 11))            # enough units queued behind the crashing one to be hit by its worker deaths
+    plan.write_text(f"units:\n  - {{family: test, task: echo, seeds: {seeds}}}\n  - {{family: test, task: crash}}\n")
     code, out, err = finish(start('sweep', 'run', plan, '--results', tmp_path/'res', '--workers', 2))
     assert code == 3, err
-    assert '3 done, 1 failed' in out
+    assert '10 done, 1 failed' in out, err
+    assert re.search(r"crash.*running it again alone", err)
     units, metrics, _ = db_tables(tmp_path/'res')
     bad = units[units.status == 'failed']
     assert len(bad) == 1 and bad.task.item() == 'crash' and bad.error.item().startswith('KilledWorker')
     assert (tmp_path/'res'/'errors'/f"{bad.unit_id.item()}.txt").exists()
-    assert sorted(metrics[metrics.metric == 'seed'].value) == [1.0, 2.0, 3.0]
+    assert sorted(metrics[metrics.metric == 'seed'].value) == [float(s) for s in seeds]

@@ -17,9 +17,9 @@ from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'UNIT_SLOT', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo',
-           'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep',
-           'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo', 'open_cluster',
+           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
+           'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -82,7 +82,6 @@ class ClusterInfo:
     cluster: Any = None
     workers: int = 0
     threads: int|None = None
-    slots: bool = False             # workers offer one UNIT_SLOT each (the embedded cluster)
 
     @property
     def dashboard(self) -> str|None: return getattr(self.client, 'dashboard_link', None)
@@ -100,15 +99,12 @@ def _connect(scheduler: Any) -> ClusterInfo:
     return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #d4879815
-UNIT_SLOT = 'benchnb-unit'
-
 def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|None, memory_limit: Any):
     from distributed import LocalCluster
     pre = {**dask.config.get('distributed.nanny.pre-spawn-environ', {}), **blas_env(threads)}
     with dask.config.set({'distributed.nanny.pre-spawn-environ': pre}):
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                            resources={**(resources or {}), UNIT_SLOT: 1}, memory_limit=memory_limit,
-                            silence_logs=logging.ERROR)
+                            resources=resources, memory_limit=memory_limit, silence_logs=logging.ERROR)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
 def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|None=None, dashboard: str|None=':0',
@@ -119,7 +115,7 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
     n = workers or available_cores()
     t = blas_threads(n)
     cluster = _local_cluster(n, t, dashboard, resources, memory_limit)
-    return ClusterInfo(Client(cluster), cluster, n, t, slots=True)
+    return ClusterInfo(Client(cluster), cluster, n, t)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
@@ -165,14 +161,13 @@ def sweep_manifest(plan: Plan, info: ClusterInfo, pending: int) -> dict:
             'git': git_revision(), 'started_at': now_iso()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #67a96eae
-def _submit(client, unit: Unit, work_dir: Path, threads: int|None, slots: bool=False):
-    ("Submit one unit; a kind that fans out gets no resources itself "
+def _submit(client, unit: Unit, work_dir: Path, threads: int|None, suffix: str=''):
+    ("Submit one unit as task `unit-<unit_id><suffix>`; a kind that fans out gets no resources itself "
      "(its sub-tasks take them: no GPU held while waiting).")
     kind = unit_kinds[unit.family]
     resources = None if kind.fans_out else (unit.resources or None)
-    if slots and not kind.fans_out: resources = {**(resources or {}), UNIT_SLOT: 1}
     spec = {**dataclasses.asdict(unit), 'unit_id': unit.unit_id}
-    return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}",
+    return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}{suffix}",
                          resources=resources, pure=False)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #57f69486
@@ -187,6 +182,12 @@ def _result_of(fut, res: Any, u: Unit) -> dict:
     if fut.status == 'error': return _lost(u, res[1])
     if isinstance(res, BaseException): return _lost(u, res)
     return res
+
+# %% ../../nbs/42_sweeps.engine.ipynb #6fb2f1a2
+def _died_with_worker(fut, res: Any) -> bool:
+    "Whether Dask gave up on this task because its workers kept dying (`KilledWorker`)."
+    from distributed import KilledWorker
+    return fut.status == 'error' and isinstance(res[1], KilledWorker)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #d29452ed
 def _account(s: SweepSummary, u: Unit, res: dict, recorded: bool):
@@ -209,17 +210,62 @@ def _start_run(plan: Plan, db, info: ClusterInfo, run_id: str|None) -> tuple[Swe
     db.begin_run(s.run_id, sweep_manifest(plan, info, len(todo)))
     return s, todo
 
-# %% ../../nbs/42_sweeps.engine.ipynb #afe32a3d
-def _record_all(futs: list, todo: list[Unit], s: SweepSummary, db, results_dir: Path, bar, report: Callable|None):
+# %% ../../nbs/42_sweeps.engine.ipynb #49fede52
+@dataclass
+class _Recorder:
+    s: SweepSummary
+    db: Any
+    results_dir: Path
+    bar: Any
+    report: Callable|None
+    n: int                                          # units to run in this sweep
+    futs: dict = field(default_factory=dict)        # task key -> future of a unit not recorded yet
+
+# %% ../../nbs/42_sweeps.engine.ipynb #66dbb0bf
+@patch
+def forget(self: _Recorder, fut):
+    "Let go of a future: no longer cancelled on Ctrl-C, its result no longer kept on a worker."
+    self.futs.pop(fut.key, None)
+    fut.release()
+
+# %% ../../nbs/42_sweeps.engine.ipynb #7a10eaa9
+@patch
+def record(self: _Recorder, fut, res: Any, u: Unit):
+    "Record a finished unit's result, let go of its future, update the bar and report one line."
+    res = _result_of(fut, res, u)
+    _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
+    self.forget(fut)
+    self.bar.update()
+    self.bar.set_postfix(failed=self.s.failed, refresh=False)
+    if self.report: self.report(_line(self.s, self.n, u, res))
+
+# %% ../../nbs/42_sweeps.engine.ipynb #ab2a915d
+def _record_all(rec: _Recorder, todo: list[Unit]) -> list[Unit]:
     from distributed import as_completed
-    by_key = {f"unit-{u.unit_id}": u for u in todo}
-    for fut, res in as_completed(futs, with_results=True, raise_errors=False):
+    by_key, suspects = {f"unit-{u.unit_id}": u for u in todo}, []
+    for fut, res in as_completed(list(rec.futs.values()), with_results=True, raise_errors=False):
         u = by_key[fut.key]
-        res = _result_of(fut, res, u)
-        _account(s, u, res, record_result(db, s.run_id, u, res, results_dir))
-        bar.update()
-        bar.set_postfix(failed=s.failed, refresh=False)
-        if report: report(_line(s, len(futs), u, res))
+        if len(todo) > 1 and _died_with_worker(fut, res):
+            rec.forget(fut)
+            suspects.append(u)
+        else: rec.record(fut, res, u)
+    return suspects
+
+# %% ../../nbs/42_sweeps.engine.ipynb #538cce7e
+def _outcome(fut) -> Any:
+    if fut.status != 'error': return fut.result()
+    e = fut.exception()
+    return (type(e), e, fut.traceback())
+
+# %% ../../nbs/42_sweeps.engine.ipynb #9d326493
+def _rerun_alone(suspects: list[Unit], info: ClusterInfo, rec: _Recorder):
+    from distributed import wait
+    for u in suspects:
+        if rec.report: rec.report(f"{u.unit_id} {u.label}: its worker died while other units ran; running it again alone")
+        fut = _submit(info.client, u, rec.results_dir/'work', info.threads, suffix='-alone')
+        rec.futs[fut.key] = fut
+        wait([fut])
+        rec.record(fut, _outcome(fut), u)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #0e6c6ed7
 def _end_run(s: SweepSummary, db, client, futs: list, status: str, bar, t0: float):
@@ -232,15 +278,14 @@ def _end_run(s: SweepSummary, db, client, futs: list, status: str, bar, t0: floa
 def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, report: Callable[[str], None]|None=None,
               run_id: str|None=None) -> SweepSummary:
     "Run the plan's pending units on `info.client`, recording each result in `db`."
-    results_dir = Path(results_dir)
     s, todo = _start_run(plan, db, info, run_id)
-    futs = [_submit(info.client, u, results_dir/'work', info.threads, info.slots) for u in todo]
+    rec = _Recorder(s, db, Path(results_dir), progress(total=len(todo), desc='units', unit='unit'), report, len(todo))
     t0, status = time.perf_counter(), 'interrupted'
-    bar = progress(total=len(todo), desc='units', unit='unit')
     try:
-        _record_all(futs, todo, s, db, results_dir, bar, report)
+        for u in todo: rec.futs[f"unit-{u.unit_id}"] = _submit(info.client, u, rec.results_dir/'work', info.threads)
+        _rerun_alone(_record_all(rec, todo), info, rec)
         status = 'failed' if s.failed else 'done'
-    finally: _end_run(s, db, info.client, futs, status, bar, t0)
+    finally: _end_run(s, db, info.client, list(rec.futs.values()), status, rec.bar, t0)
     return s
 
 # %% ../../nbs/42_sweeps.engine.ipynb #7197694e
