@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
-import contextlib, datetime as dt, json, os, platform, queue, socket, subprocess, sys, tempfile, threading
+import contextlib, datetime as dt, json, os, platform, queue, signal, socket, subprocess, sys, tempfile, threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -15,7 +15,7 @@ from .core import RunError, package_versions
 
 # %% auto #0
 __all__ = ['current_umask', 'atomic_write', 'write_text', 'write_bytes', 'write_json', 'write_npy', 'git_revision', 'now_iso',
-           'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map']
+           'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred']
 
 # %% ../nbs/00b_runs.ipynb #e8866478
 _UMASK_LOCK = threading.Lock()
@@ -255,3 +255,18 @@ def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4,
             if err is not None: raise err
             yield u, res
     finally: stop.set()
+
+# %% ../nbs/00b_runs.ipynb #4d319997
+@contextlib.contextmanager
+def ctrl_c_deferred():
+    "Hold Ctrl-C (SIGINT) until the block ends, then run the usual handler: the write is whole, the signal not lost."
+    old = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or not callable(old):
+        yield
+        return
+    held = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try: yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if held: old(signal.SIGINT, None)

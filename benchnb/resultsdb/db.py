@@ -14,6 +14,7 @@ import pandas as pd
 from fastcore.basics import patch
 
 from ..core import DataError, RunError
+from ..runs import ctrl_c_deferred
 
 # %% auto #0
 __all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB']
@@ -115,7 +116,7 @@ def __repr__(self: ResultsDB):
 @patch
 def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
     "Record run `run_id` (status 'running') with its manifest; a rerun of the same id keeps its start time."
-    with self._lock:
+    with self._lock, ctrl_c_deferred():
         self.con.execute("INSERT INTO runs VALUES (?, ?, NULL, 'running', ?) ON CONFLICT (run_id) DO UPDATE SET "
                          "status='running', finished_at=NULL, manifest=excluded.manifest",
                          [run_id, _now(), _json(manifest or {})])
@@ -124,7 +125,7 @@ def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
 @patch
 def finish_run(self: ResultsDB, run_id: str, status: str) -> None:
     "Stamp run `run_id` finished with `status` ('done', 'failed', ...)."
-    with self._lock:
+    with self._lock, ctrl_c_deferred():
         n = self.con.execute("UPDATE runs SET finished_at=?, status=? WHERE run_id=? RETURNING run_id",
                              [_now(), status, run_id]).fetchall()
     if not n: raise RunError("no such run in the results database", file=self.path, value=run_id)
@@ -172,7 +173,7 @@ def _write_unit(con: duckdb.DuckDBPyConnection, row: list, mf: pd.DataFrame) -> 
 def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict]) -> bool:
     "Record `unit` and its `metrics` in one transaction; False (nothing written) when the unit is already done."
     row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
-    with self._lock:
+    with self._lock, ctrl_c_deferred():
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:

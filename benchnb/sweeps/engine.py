@@ -261,7 +261,8 @@ def _outcome(fut) -> Any:
 def _rerun_alone(suspects: list[Unit], info: ClusterInfo, rec: _Recorder):
     from distributed import wait
     for u in suspects:
-        if rec.report: rec.report(f"{u.unit_id} {u.label}: its worker died while other units ran; running it again alone")
+        why = "its worker died while other units ran; running it again alone"
+        if rec.report: rec.report(f"{u.unit_id} {u.label}: {why}")
         fut = _submit(info.client, u, rec.results_dir/'work', info.threads, suffix='-alone')
         rec.futs[fut.key] = fut
         wait([fut])
