@@ -263,7 +263,8 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
     return evs
 
 # %% ../../nbs/19_translator.cli.ipynb #6c31e5fa
-_ResultsArg = typer.Argument(..., help="Run directory or JSON file {uid: TRAPI response}.")
+_ResultsArg = typer.Argument(..., help=("Run directory, JSON file {uid: TRAPI response}, or one TRAPI response "
+                                        "(plain or ARS; matched to its query by the ids it pins)."))
 _EvalOutOpt = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots.")
 _LabelOpt = typer.Option(None, '--target', help="Label for the target (default: from the run).")
 _NormalizerOpt = typer.Option(None, '--normalizer', help="JSON normalizer mapping or saved NodeNorm reply.")
