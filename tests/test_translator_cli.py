@@ -49,7 +49,7 @@ def test_serve_command_answers_on_loopback():
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); port = s.getsockname()[1]
     p = subprocess.Popen([sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))',
                           'translator', 'serve', '--port', str(port), '--fail-first', '1', '--fail-kind', '429', '--retry-after', '3',
-                          '--trapi-version', '2.0', '--min-timeout', '30'],
+                          '--trapi-version', '2.0', '--min-timeout', '30', '--max-body', '4000'],
                          env=ENV, cwd=ROOT, stderr=subprocess.PIPE)
     try:
         url = f"http://127.0.0.1:{port}"
@@ -65,5 +65,7 @@ def test_serve_command_answers_on_loopback():
         assert set(next(iter(second.json()['message']['results'][0]['node_bindings'].values()))) == {'ids'}   # TRAPI 2.0 shape
         short = requests.post(url + '/query', json={**q, 'parameters': {'timeout': 10}}, timeout=10)
         assert short.status_code == 409 and 'cannot answer within 10 s' in short.text
+        big = requests.post(url + '/query', json={**q, 'padding': 'x' * 4000}, timeout=10)
+        assert big.status_code == 413 and "over the server's limit of 4000 bytes" in big.text
     finally:
         p.terminate(); p.wait(10)

@@ -313,6 +313,11 @@ _TrapiVersionOpt = typer.Option('1.5', '--trapi-version', help="TRAPI version sp
 _SeedOpt = typer.Option(0, '--seed', help="Seed of the random faults and scores.")
 _MinTimeoutOpt = typer.Option(0.0, '--min-timeout',
                               help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")
+_MaxBodyOpt = typer.Option(50_000_000, '--max-body', min=1,
+                           help="Largest request body accepted, in bytes (larger: 413).")
+_MaxJobsOpt = typer.Option(1000, '--max-jobs', min=1,
+                           help="Async/ARS jobs kept at once (beyond it the oldest is dropped).")
+_JobTtlOpt = typer.Option(3600.0, '--job-ttl', min=1.0, help="Seconds a job stays retrievable after its submission.")
 
 # %% ../../nbs/19_translator.cli.ipynb #28d2fb2f
 _ErrorRateOpt = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500.")
@@ -331,13 +336,15 @@ def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortO
            timeout_rate: float = _TimeoutRateOpt, garbage_rate: float = _GarbageRateOpt,
            fail_first: int = _FailFirstOpt, fail_kind: str = _FailKindOpt, retry_after: float = _RetryAfterOpt,
            hang: float = _HangOpt, max_results: int = _MaxResultsOpt, trapi_version: str = _TrapiVersionOpt,
-           seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt):
+           seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt, max_body: int = _MaxBodyOpt,
+           max_jobs: int = _MaxJobsOpt, job_ttl: float = _JobTtlOpt):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
     faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind,
                     retry_after, hang, seed, min_timeout)
-    state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version)
+    state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version,
+                        max_jobs=max_jobs, job_ttl=job_ttl, max_body=max_body)
     check_port_free(host, port)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
