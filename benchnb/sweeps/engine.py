@@ -17,9 +17,9 @@ from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo', 'open_cluster',
-           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
-           'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo', 'GatherNoise',
+           'quiet_gather_noise', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest',
+           'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -106,11 +106,23 @@ def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|No
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
                             resources=resources, memory_limit=memory_limit, silence_logs=logging.ERROR)
 
+# %% ../../nbs/42_sweeps.engine.ipynb #9551b9b9
+class GatherNoise(logging.Filter):
+    "Drops Dask's \"Couldn't gather keys\" records (a lost result Dask recomputes by itself)."
+    def filter(self, record: logging.LogRecord) -> bool: return not record.getMessage().startswith("Couldn't gather")
+
+def quiet_gather_noise():
+    "Install `GatherNoise` on the scheduler's and the client's loggers (once)."
+    for name in ('distributed.scheduler', 'distributed.client'):
+        log = logging.getLogger(name)
+        if not any(isinstance(f, GatherNoise) for f in log.filters): log.addFilter(GatherNoise())
+
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
 def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|None=None, dashboard: str|None=':0',
                  memory_limit: str|float|None='auto') -> ClusterInfo:
     "A Dask client on an existing scheduler/cluster, or on a new LocalCluster of `workers` processes."
     from distributed import Client
+    quiet_gather_noise()
     if scheduler is not None: return _connect(scheduler)
     n = workers or available_cores()
     t = blas_threads(n)
