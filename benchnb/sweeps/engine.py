@@ -17,9 +17,9 @@ from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'execute_unit', 'ClusterInfo', 'GatherNoise',
-           'quiet_gather_noise', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest',
-           'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file', 'execute_unit', 'ClusterInfo',
+           'GatherNoise', 'quiet_gather_noise', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id',
+           'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -57,6 +57,18 @@ def _failure(e: BaseException) -> dict:
     msg = ' '.join(str(e).split()) or type(e).__name__
     return dict(status='failed', metrics=[], error=f"{type(e).__name__}: {msg}"[:500], traceback=traceback.format_exc())
 
+# %% ../../nbs/42_sweeps.engine.ipynb #cfd1c397
+def attempts_file(work_dir: str|os.PathLike, unit_id: str) -> Path:
+    "The file where a unit notes each of its starts on a worker."
+    return Path(work_dir)/'attempts'/unit_id
+
+def _note_attempt(work_dir: str|os.PathLike, unit_id: str, worker: str):
+    f = attempts_file(work_dir, unit_id)
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        with open(f, 'a', encoding='utf-8') as out: out.write(f"{worker} {os.getpid()} {now_utc()}\n")
+    except OSError: pass
+
 # %% ../../nbs/42_sweeps.engine.ipynb #6f589e61
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
     ("Run one unit (on a worker); return "
@@ -65,6 +77,7 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
     out = {'unit_id': unit['unit_id'], 'started_at': now_utc(),
            'worker': _worker_address() or f"local-{os.getpid()}"}
     t0 = time.perf_counter()
+    if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
     if threads and _worker_address(): os.environ.update({v: str(threads) for v in BLAS_VARS})
     try:
         with threadpool_limits(threads):
@@ -179,6 +192,7 @@ def _submit(client, unit: Unit, work_dir: Path, threads: int|None, suffix: str='
     kind = unit_kinds[unit.family]
     resources = None if kind.fans_out else (unit.resources or None)
     spec = {**dataclasses.asdict(unit), 'unit_id': unit.unit_id}
+    attempts_file(work_dir, unit.unit_id).unlink(missing_ok=True)      # count this submission's starts only
     return client.submit(execute_unit, spec, kind.run, str(work_dir), threads, key=f"unit-{unit.unit_id}{suffix}",
                          resources=resources, pure=False)
 
@@ -251,13 +265,20 @@ def record(self: _Recorder, fut, res: Any, u: Unit):
     self.bar.set_postfix(failed=self.s.failed, refresh=False)
     if self.report: self.report(_line(self.s, self.n, u, res))
 
+# %% ../../nbs/42_sweeps.engine.ipynb #7a868342
+def _ran_at_every_death(rec: _Recorder, u: Unit, e) -> bool:
+    "Whether `u` noted a start for each of the `allowed_failures + 1` worker deaths of its `KilledWorker` `e`."
+    try: starts = len(attempts_file(rec.results_dir/'work', u.unit_id).read_text(encoding='utf-8').splitlines())
+    except OSError: return False                    # not visible here (workers on another filesystem): not known
+    return starts > e.allowed_failures
+
 # %% ../../nbs/42_sweeps.engine.ipynb #ab2a915d
 def _record_all(rec: _Recorder, todo: list[Unit]) -> list[Unit]:
     from distributed import as_completed
     by_key, suspects = {f"unit-{u.unit_id}": u for u in todo}, []
     for fut, res in as_completed(list(rec.futs.values()), with_results=True, raise_errors=False):
         u = by_key[fut.key]
-        if len(todo) > 1 and _died_with_worker(fut, res):
+        if len(todo) > 1 and _died_with_worker(fut, res) and not _ran_at_every_death(rec, u, res[1]):
             rec.forget(fut)
             suspects.append(u)
         else: rec.record(fut, res, u)
