@@ -260,6 +260,7 @@ def record(self: _Recorder, fut, res: Any, u: Unit):
     "Record a finished unit's result, let go of its future, update the bar and report one line."
     res = _result_of(fut, res, u)
     _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
+    if res['status'] == 'done': attempts_file(self.results_dir/'work', u.unit_id).unlink(missing_ok=True)
     self.forget(fut)
     self.bar.update()
     self.bar.set_postfix(failed=self.s.failed, refresh=False)
