@@ -74,8 +74,7 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
     ("Run one unit (on a worker); return "
      "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds}.")
     from threadpoolctl import threadpool_limits
-    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(),
-           'worker': _worker_address() or f"local-{os.getpid()}"}
+    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
     t0 = time.perf_counter()
     if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
     if threads and _worker_address(): os.environ.update({v: str(threads) for v in BLAS_VARS})
