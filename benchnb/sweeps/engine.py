@@ -296,6 +296,7 @@ def _rerun_alone(suspects: list[Unit], info: ClusterInfo, rec: _Recorder):
     for u in suspects:
         why = "its worker died while other units ran; running it again alone"
         if rec.report: rec.report(f"{u.unit_id} {u.label}: {why}")
+        rec.bar.set_description(f"units ({u.label} again alone)", refresh=True)
         fut = _submit(info.client, u, rec.results_dir/'work', info.threads, suffix='-alone')
         rec.futs[fut.key] = fut
         wait([fut])
