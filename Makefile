@@ -1,6 +1,7 @@
 # benchnb — the two commands a newcomer needs are `make demo` and `make test`.
 SHELL := /bin/bash
 .ONESHELL:
+.SHELLFLAGS := -e -o pipefail -c   # with .ONESHELL a recipe is one script: stop at its first failing line
 .DEFAULT_GOAL := help
 VENV ?= .venv
 PY := $(VENV)/bin/python
