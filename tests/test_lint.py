@@ -9,10 +9,7 @@ Two things pyflakes reports are how this codebase is written, and are allowed wh
 import ast
 from pathlib import Path
 
-import pytest
-
-pyflakes_api = pytest.importorskip('pyflakes.api')
-from pyflakes import messages, reporter as flake_reporter
+from pyflakes import api as pyflakes_api, messages, reporter as flake_reporter   # dev extra: a hard requirement
 
 PKG = Path(__file__).resolve().parents[1] / 'benchnb'
 

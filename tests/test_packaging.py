@@ -1,4 +1,4 @@
-"The wheel carries the shipped data (config/, report notebooks) and every extra of settings.ini with its requirements; pip check is clean."
+"The wheel carries config/ and the report notebooks, and every extra of settings.ini with its requirements."
 import subprocess, sys, zipfile
 
 def test_wheel_contains_config_and_reports(repo_root, tmp_path):
