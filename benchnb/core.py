@@ -15,10 +15,11 @@ from fastcore.basics import patch
 from tqdm import tqdm
 
 # %% auto #0
-__all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'BenchnbError',
-           'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry', 'get_logger',
-           'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress', 'FamilyInfo',
-           'register_family', 'load_plugins', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
+__all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
+           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry',
+           'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress',
+           'Family', 'register_family', 'family_named', 'load_plugins', 'load_families', 'device_name', 'resource_path',
+           'seed_everything', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -189,39 +190,69 @@ def close_progress() -> None:
     for bar in list(getattr(tqdm, '_instances', [])):
         with contextlib.suppress(Exception): bar.close()
 
-# %% ../nbs/00_core.ipynb #f91bf9dc
-families = Registry('family')  # name -> FamilyInfo, registered by each family's plugin module
+# %% ../nbs/00_core.ipynb #76b3f5c4
+families = Registry('family')  # name -> Family, registered by each family's `cli` module
 
 @dataclass
-class FamilyInfo:
-    "What a family contributes: its CLI sub-app (a typer.Typer) and a one-line description."
+class Family:
+    "What a family gives the shared layer; the slots after `adapters` are filled when its adapter modules load."
     name: str
     description: str = ''
-    cli: Any = None
+    cli: Any = None                                           # its typer.Typer command group
+    adapters: tuple = ()                                      # modules that fill the slots below when imported
+    leaderboard_options: dict = field(default_factory=dict)   # option -> (type, help) for `results leaderboard`
+    unit_kinds: dict = field(default_factory=dict)            # sweep unit kind name -> sweeps.plan.UnitKind
+    importers: dict = field(default_factory=dict)             # name -> resultsdb.importers.Importer
+    leaderboards: dict = field(default_factory=dict)          # name -> resultsdb.leaderboard.Leaderboard
+    demo: Any = None                                          # demo(out_dir) -> result files to import
 
-# %% ../nbs/00_core.ipynb #5eeec9b1
-def register_family(name: str, description: str='', cli: Any=None, replace: bool=True) -> FamilyInfo:
-    "Register a benchmark family (called from `benchnb.<family>.plugin`)."
-    info = FamilyInfo(name, description, cli)
-    families.register(name, info, replace=replace)
-    return info
+FamilyInfo = Family   # its name before the contract
 
-# %% ../nbs/00_core.ipynb #43f75380
+# %% ../nbs/00_core.ipynb #45c4ff0e
+def register_family(name: str, description: str='', cli: Any=None, replace: bool=True, **contract) -> Family:
+    "Register a family (called from `benchnb.<family>.cli`); `contract`: adapters, leaderboard_options, demo."
+    fam = Family(name, description, cli, **contract)
+    families.register(name, fam, replace=replace)
+    return fam
+
+# %% ../nbs/00_core.ipynb #f20dc145
+def family_named(name: str) -> Family:
+    "The registered family `name`, the families' `cli` modules loaded first if it is not registered yet."
+    if name not in families: load_plugins()
+    return families[name]
+
+# %% ../nbs/00_core.ipynb #f275e9bd
 _plugin_errors: dict[str, str] = {}
 
+def _import_logged(module: str) -> None:
+    if module in sys.modules or module in _plugin_errors: return
+    try: importlib.import_module(module)
+    except Exception as e:
+        _plugin_errors[module] = f"{type(e).__name__}: {e}"
+        get_logger('core').warning("plugin %s not loaded: %s", module, _plugin_errors[module])
+
+# %% ../nbs/00_core.ipynb #fb9f0374
 def load_plugins(package: str='benchnb', group: str='benchnb.plugins') -> dict[str, str]:
-    "Import every `<package>.<sub>.plugin` module and `group` entry point; return {module: error} for failures."
+    "Import every `<package>.<sub>.cli` module and `group` entry point; return {module: error} for failures."
     pkg = importlib.import_module(package)
-    mods = [f"{package}.{m.name}.plugin" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg]
+    mods = [f"{package}.{m.name}.cli" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg]
     mods = [m for m in mods if importlib.util.find_spec(m) is not None]
-    mods += [ep.value for ep in metadata.entry_points(group=group)]
-    for m in mods:
-        if m in sys.modules or m in _plugin_errors: continue
-        try: importlib.import_module(m)
-        except Exception as e:
-            _plugin_errors[m] = f"{type(e).__name__}: {e}"
-            get_logger('core').warning("plugin %s not loaded: %s", m, _plugin_errors[m])
+    for m in mods + [ep.value for ep in metadata.entry_points(group=group)]: _import_logged(m)
     return dict(_plugin_errors)
+
+# %% ../nbs/00_core.ipynb #0de9d0a5
+def load_families(package: str='benchnb', group: str='benchnb.plugins') -> Registry:
+    "Every family registered, with its adapters (sweep unit kinds, importers, leaderboards, demo) imported."
+    load_plugins(package, group)
+    for name in families.names():
+        for module in families[name].adapters: _import_logged(module)
+    return families
+
+# %% ../nbs/00_core.ipynb #104615ec
+def device_name(device: str|int|None) -> str:
+    "torch's name for a device: 'gpu' → 'cuda', 'gpu:1' → 'cuda:1', -1 or None → 'cpu' (as upstream tools say)."
+    d = 'cpu' if device is None or str(device) == '-1' else str(device).strip().lower()
+    return 'cuda' + d[3:] if d.startswith('gpu') else d
 
 # %% ../nbs/00_core.ipynb #8d26c0c7
 _PKG_DIR = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent/'benchnb'

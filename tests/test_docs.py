@@ -112,7 +112,7 @@ def test_summaries_whole_and_titles_readable(site):
     for nb in (root/'nbs').glob('*.ipynb'):
         page = pages(site_dir)['index.html' if nb.stem == 'index' else f'{nb.stem}.html']
         title = re.search(r'<h1[^>]*>(.*?)<', page, re.S)[1].strip()
-        assert not title.endswith('.plugin'), f"{nb.name}: page titled {title!r}"
+        assert not title.endswith(('.plugin', '.cli')), f"{nb.name}: page titled {title!r}"
         cells = json.loads(nb.read_text(encoding='utf-8'))['cells']
         head = next((''.join(c['source']) for c in cells if c['cell_type'] == 'markdown' and ''.join(c['source']).startswith('# ')), '')
         quote = ' '.join(l.lstrip('>').strip() for l in head.splitlines()[1:] if l.startswith('>'))

@@ -1,7 +1,7 @@
 "The README's example plan is the one `benchnb sweep example` writes; the overhead benchmark script runs."
 import json, subprocess, sys
 
-from benchnb.sweeps.plugin import EXAMPLE_PLAN
+from benchnb.sweeps.cli import EXAMPLE_PLAN
 
 
 def test_readme_shows_the_example_plan(repo_root):

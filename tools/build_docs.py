@@ -51,8 +51,8 @@ def full_summary(stem: str) -> str|None:
     return None
 
 def page_title(title: str) -> str:
-    "Readable titles for the command-line modules (`translator.plugin` → `translator command line`)."
-    if title.endswith('.plugin'): return f"{title.split('.')[0]} command line"
+    "Readable titles for the command-line modules (`translator.cli` → `translator command line`)."
+    if title.endswith('.cli'): return f"{title.split('.')[0]} command line"
     return 'benchnb command line' if title == 'cli' else title
 
 def split_directives(src: str):

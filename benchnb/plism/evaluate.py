@@ -21,8 +21,8 @@ from .kernel import l2_normalize, make_backend, twin_ranks
 # %% auto #0
 __all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'get_results',
            'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit', 'recorded_pairs',
-           'load_normalized', 'compute_metrics', 'merge_metrics', 'leaderboard', 'plot_distributions', 'slide_table',
-           'plot_slide_heatmap', 'check_inputs']
+           'load_normalized', 'compute_metrics', 'merge_metrics', 'tiles_folder', 'leaderboard', 'plot_distributions',
+           'slide_table', 'plot_slide_heatmap', 'check_inputs']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
@@ -223,10 +223,20 @@ def _write_outputs(out: Path, manifest: dict, config: dict, table: pd.DataFrame,
         with atomic_write(out/'pair_details.csv') as f: details.to_csv(f, index=False)
         write_json(out/'evaluate.json', config)
 
+# %% ../../nbs/33_plism.evaluate.ipynb #e7cfc78c
+def tiles_folder(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> str:
+    "The `<n>_tiles` folder to rank: as given; for 'all' the one with most tiles; for None the only one (else 8139)."
+    if isinstance(n_tiles, str) and n_tiles.endswith('_tiles'): return n_tiles
+    have = sorted((p.name for p in Path(metrics_dir).glob('*_tiles') if p.name.split('_')[0].isdigit()),
+                  key=lambda n: int(n.split('_')[0]))
+    if str(n_tiles).lower() == 'all' and have: return have[-1]
+    if n_tiles is None and len(have) == 1: return have[0]
+    return f"{n_tiles if n_tiles not in (None, 'all') else 8139}_tiles"
+
 # %% ../../nbs/33_plism.evaluate.ipynb #2ea7ebac
 def leaderboard(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> pd.DataFrame:
     "One row per evaluated extractor: the four median parts and the leaderboard metric, best first."
-    label = n_tiles if isinstance(n_tiles, str) and n_tiles.endswith('_tiles') else f"{n_tiles or 8139}_tiles"
+    label = tiles_folder(metrics_dir, n_tiles)
     rows = []
     for f in sorted((Path(metrics_dir)/label).glob('*/results.csv')):
         rows.append({'extractor': f.parent.name, **leaderboard_score(pd.read_csv(f, index_col=0))})

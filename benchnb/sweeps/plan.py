@@ -12,12 +12,12 @@ from typing import Any, Callable, Sequence
 import yaml
 from fastcore.basics import patch
 
-from ..core import ConfigError, Registry
+from ..core import ConfigError, Registry, family_named, load_families
 
 # %% auto #0
-__all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'UnitKind', 'register_unit_kind', 'load_yaml_marked',
-           'PlanError', 'field_name', 'file_identity', 'Unit', 'unit_record', 'check_entry', 'expand_entry', 'Plan',
-           'check_plan', 'load_plan']
+__all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'UnitKind', 'UnitKinds', 'register_unit_kind',
+           'load_yaml_marked', 'PlanError', 'field_name', 'file_identity', 'Unit', 'unit_record', 'check_entry',
+           'expand_entry', 'Plan', 'check_plan', 'load_plan']
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a901be93
 @dataclass
@@ -31,14 +31,26 @@ class UnitKind:
     check: Callable = lambda unit: ()            # unit dict -> [(field, message, value)] family-specific problems
     fans_out: bool = False                       # run() only coordinates sub-tasks, which take the unit's resources
     description: str = ''
+    example: dict|None = None                    # a plan entry that runs offline in seconds (the contract tests')
 
 # %% ../../nbs/41_sweeps.plan.ipynb #33d00a9e
-unit_kinds = Registry('sweep unit kind')
+class UnitKinds(Registry):
+    "The sweep unit kinds: the engine's own and every family's (the families' adapters load at the first lookup)."
+    def _loaded(self) -> Registry:
+        load_families()
+        return self
+    def __contains__(self, name): return Registry.__contains__(self._loaded(), name)
+    def entry(self, name): return Registry.entry(self._loaded(), name)
+    def names(self, tag=None): return Registry.names(self._loaded(), tag)
 
-def register_unit_kind(family: str, run: Callable, **kw) -> UnitKind:
-    "Register (or replace) the unit kind of `family`."
-    kind = UnitKind(family, run, **kw)
-    unit_kinds.register(family, kind, replace=True)
+# %% ../../nbs/41_sweeps.plan.ipynb #001f69ae
+unit_kinds = UnitKinds('sweep unit kind')
+
+def register_unit_kind(name: str, run: Callable, family: str|None=None, **kw) -> UnitKind:
+    "Register (or replace) the unit kind `name` (a plan's `family:` value), also in `family`'s contract if given."
+    kind = UnitKind(name, run, **kw)
+    unit_kinds.register(name, kind, replace=True)
+    if family is not None: family_named(family).unit_kinds[name] = kind
     return kind
 
 # %% ../../nbs/41_sweeps.plan.ipynb #46d65fd3

@@ -506,7 +506,8 @@ def tests_serve_(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0
 
 # %% ../../nbs/19_translator.cli.ipynb #0876c3b1
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
-                cli=cli)
+                cli=cli, adapters=('benchnb.translator.sweep', 'benchnb.translator.leaderboard'),
+                leaderboard_options={'k': (int, "Translator: cut-off k (default: each target's own).")})
 register_report('translator', 'translator.ipynb', 'translator',
                 'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets '
                 '(tables, metric-vs-k plots)',

@@ -11,12 +11,13 @@ import pandas as pd
 import typer
 
 import re
-from ..core import ConfigError, register_family
+from ..core import ConfigError, device_name, register_family
 from ..report import register_report
+from .options import HELP, EvaluateOptions, checked, kwargs
 
 # %% auto #0
-__all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate', 'merge', 'results', 'leaderboard_cmd',
-           'download', 'extract_cmd']
+__all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd',
+           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -34,14 +35,12 @@ def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
 SHARD_HELP = ("Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. "
               "Run every i (anywhere), then {}.")
-DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); checked before any work.")
+DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.")
 
 # %% ../../nbs/39_plism.cli.ipynb #cfaff3ea
 def _device_name(device: str) -> str:
-    "'-1' and 'cpu' → cpu, 'N' → cuda:N, gpu → cuda; anything else as given."
-    if device in ('-1', 'cpu'): return 'cpu'
-    if device.isdigit(): return f'cuda:{device}'
-    return 'cuda' if device == 'gpu' else device
+    "'N' → cuda:N (upstream's GPU index); everything else by `benchnb.core.device_name`."
+    return f'cuda:{device}' if str(device).isdigit() else device_name(device)
 
 # %% ../../nbs/39_plism.cli.ipynb #dae945a2
 def check_device(device: str) -> str:
@@ -67,19 +66,19 @@ _EVALUATE_EXAMPLE = example("benchnb plism evaluate --extractor h0_mini --featur
 _ExtractorOpt = typer.Option(..., help="Extractor name: the folder under --features-dir.")
 _FeaturesDirOpt = typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy.")
 _MetricsDirOpt = typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv.")
-_NTilesOpt = typer.Option('8139', help="Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'.")
-_TopKOpt = typer.Option([], help="k values for top-k accuracy (default 1 3 5 10).")
-_BackendOpt = typer.Option('auto', help="auto (numpy on CPU, torch on CUDA), numpy, torch or cupy.")
-_PrecisionOpt = typer.Option('fp32', help="fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation).")
-_WorkersOpt = typer.Option(1, help="Threads over slides and pairs.")
+_NTilesOpt = typer.Option('8139', help=HELP['n_tiles'])
+_TopKOpt = typer.Option([], help=HELP['top_k'])
+_BackendOpt = typer.Option(EvaluateOptions.backend, help=HELP['backend'])
+_PrecisionOpt = typer.Option(EvaluateOptions.precision, help=HELP['precision'])
+_WorkersOpt = typer.Option(EvaluateOptions.workers, help=HELP['workers'])
 _OverwriteOpt = typer.Option(False, help="Recompute even if metrics exist.")
 _PairShardOpt = typer.Option(None, help=SHARD_HELP.format('slide pairs', 'run merge'))
 _OfficialOpt = typer.Option(False, help="Require exactly the 91 PLISM slides.")
-_MemoryOpt = typer.Option(256, help="Memory budget of one similarity block.")
+_MemoryOpt = typer.Option(EvaluateOptions.memory_mb, help=HELP['memory_mb'])
 
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
-@cli.command(context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
-def evaluate(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
+@cli.command('evaluate', context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
+def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
              metrics_dir: Path = _MetricsDirOpt, n_tiles: str = _NTilesOpt, top_k: List[str] = _TopKOpt,
              device: str = DeviceOpt, backend: str = _BackendOpt, precision: str = _PrecisionOpt,
              workers: int = _WorkersOpt, overwrite: bool = _OverwriteOpt, shard: Optional[str] = _PairShardOpt,
@@ -87,10 +86,12 @@ def evaluate(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: P
     "Compute cosine similarity and top-k accuracy for every slide pair; write metrics.csv and results.csv."
     from benchnb.plism.evaluate import check_inputs, compute_metrics
     ks, device = _top_k(ctx, top_k), check_device(device)
+    opts = EvaluateOptions(n_tiles, tuple(ks), device, backend, precision, memory_mb, workers)
+    checked(opts)                                          # budgets that cannot work: refused before any work
     warnings = check_inputs(features_dir, extractor, ks, n_tiles, official)
     for w in warnings: typer.echo(f"benchnb: warning: {w}", err=True)
-    out = compute_metrics(features_dir, metrics_dir, extractor, ks, n_tiles, device, backend, precision, workers,
-                          overwrite, shard, official, memory_mb)
+    out = compute_metrics(features_dir, metrics_dir, extractor, overwrite=overwrite, shard=shard, official=official,
+                          **kwargs(opts))
     _show(out)
     for w in warnings: typer.echo(f"warning: {w}")      # also below the table, where a reader of the output looks
 
@@ -105,10 +106,10 @@ def _show(out: Path):
     if 'top_10_accuracy' in res: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
 
 # %% ../../nbs/39_plism.cli.ipynb #0089b69c
-@cli.command(context_settings=_EXTRA, epilog=example(
+@cli.command('merge', context_settings=_EXTRA, epilog=example(
     "benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics --shard 0/2   # and 1/2",
     "benchnb plism merge --extractor h0_mini --features-dir features --metrics-dir metrics"))
-def merge(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor name, as given to evaluate."),
+def merge_cmd(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor name, as given to evaluate."),
           features_dir: Path = typer.Option(..., help="The --features-dir of the sharded evaluation."),
           metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the sharded evaluation."),
           n_tiles: str = typer.Option('8139', help="The --n-tiles of the sharded evaluation."),
@@ -124,9 +125,9 @@ def _top_k_columns(metrics: pd.DataFrame) -> list[int]:
     return [int(c.split('_')[1]) for c in metrics.columns if c.startswith('top_') and c.endswith('_accuracy')]
 
 # %% ../../nbs/39_plism.cli.ipynb #67ae3b4c
-@cli.command(context_settings=_EXTRA,
+@cli.command('results', context_settings=_EXTRA,
              epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
-def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
+def results_cmd(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
             top_k: List[str] = typer.Option([], help="k values (default: every top_k column present)."),
             out: Optional[Path] = typer.Option(None, help="Also write the table here (results.csv format).")):
     "Aggregate a metrics.csv into the results table (mean (std) ; median (iqr) per category)."
@@ -143,15 +144,15 @@ def results(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A 
 # %% ../../nbs/39_plism.cli.ipynb #a0095978
 @cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
-                    n_tiles: str = typer.Option('8139', help="Which <n>_tiles folder to rank.")):
+                    n_tiles: Optional[str] = typer.Option(
+                        None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139).")):
     "Rank every evaluated extractor by the leaderboard metric (mean of four medians)."
     from benchnb.plism.evaluate import leaderboard
-    folder = n_tiles if n_tiles.endswith('_tiles') else f"{n_tiles}_tiles"
-    typer.echo(leaderboard(metrics_dir, folder).to_string(index=False))
+    typer.echo(leaderboard(metrics_dir, n_tiles).to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #2ca923d5
-@cli.command(epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
-def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
+@cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
+def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
     "Download the PLISM h5 slides from Hugging Face (owkin/plism-dataset)."
@@ -162,9 +163,12 @@ def download(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides
 _EXTRACT_EXAMPLE = example("benchnb plism extract --list",
     "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4")
 _ExtractorNameOpt = typer.Option(None, help="Registered extractor name (see --list).")
+_TimmOpt = typer.Option(None, '--timm', help="Your own model: a timm name ('vit_small_patch16_224', "
+                        "'hf-hub:org/model'), instead of --extractor; its classifier head is removed.")
+_TimmKwargsOpt = typer.Option(None, '--timm-kwargs', help="JSON of timm.create_model keywords for --timm, e.g. "
+                              "'{\"img_size\": 224}' (num_classes defaults to 0: features, not classes).")
 _ExportDirOpt = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy.")
 _DownloadDirOpt = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides.")
-_ExtractDeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu as upstream.")
 _BatchSizeOpt = typer.Option(32, min=1, help="Tiles per forward pass.")
 _LoaderWorkersOpt = typer.Option(4, min=0, help="DataLoader worker processes.")
 _ReextractOpt = typer.Option(False, help="Re-extract slides whose features exist.")
@@ -179,35 +183,51 @@ def _list_extractors():
     from benchnb.plism.extract import extractors
     for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
 
+# %% ../../nbs/39_plism.cli.ipynb #70740898
+def timm_spec(name: str, kwargs_json: str|None=None):
+    "An extractor spec for timm model `name` (head removed unless `num_classes` is given in `kwargs_json`)."
+    import json, re
+    from benchnb.plism.extract import ExtractorSpec
+    try: kw = json.loads(kwargs_json) if kwargs_json else {}
+    except ValueError as e: raise ConfigError(f"not JSON ({e})", field='--timm-kwargs', value=kwargs_json) from None
+    if not isinstance(kw, dict): raise ConfigError("must be a JSON object", field='--timm-kwargs', value=kwargs_json)
+    safe = re.sub(r'[^A-Za-z0-9._-]+', '_', name).strip('._') or 'timm_model'
+    return ExtractorSpec(safe, timm_id=name, timm_kwargs={'num_classes': 0, **kw}, description=f"timm {name}")
+
 # %% ../../nbs/39_plism.cli.ipynb #7fe85e94
-def _check_extract_args(extractor: str|None, device: str, shard: str|None) -> str:
+def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm: str|None=None) -> str:
     "The checked device, once the extractor name, device and shard have been checked (before any work)."
     from benchnb.plism.extract import extractors
-    if not extractor: raise ConfigError("--extractor is required (see --list)", field='extractor')
+    if bool(extractor) == bool(timm):
+        raise ConfigError("give --extractor (see --list) or --timm NAME, one of them", field='extractor')
     from benchnb.plism.data import parse_shard
     device, _ = check_device(device), parse_shard(shard)
-    extractors[extractor]            # an unknown name raises here, with suggestions
+    if extractor: extractors[extractor]            # an unknown name raises here, with suggestions
     return device
 
 # %% ../../nbs/39_plism.cli.ipynb #f107d291
 @cli.command('extract', epilog=_EXTRACT_EXAMPLE)
 def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
-                download_dir: Path = _DownloadDirOpt, device: str = _ExtractDeviceOpt, batch_size: int = _BatchSizeOpt,
+                download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
                 workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
                 shard: Optional[str] = _SlideShardOpt, autocast: Optional[bool] = _AutocastOpt,
-                random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt):
-    "Extract tile features of every slide with a registered extractor (resumable, shardable)."
+                random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt, timm: Optional[str] = _TimmOpt,
+                timm_kwargs: Optional[str] = _TimmKwargsOpt):
+    "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
     from benchnb.plism.extract import extract
     if list_:
         _list_extractors()
         return
-    device = _check_extract_args(extractor, device, shard)
-    summary = extract(extractor, download_dir, export_dir, device, batch_size, workers, overwrite, shard, autocast,
-                      not random_weights)
+    device = _check_extract_args(extractor, device, shard, timm)
+    spec = timm_spec(timm, timm_kwargs) if timm else extractor
+    summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
+                      overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036
-register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli)
+register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
+                adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard'),
+                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")})
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
                 'leaderboard score, plots',

@@ -19,7 +19,7 @@ from ..runs import write_json
 __all__ = ['log', 'cli', 'read_h5ad', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
-log = get_logger('cells.plugin')
+log = get_logger('cells.cli')
 
 def read_h5ad(path: str|Path):
     "Read an AnnData file; `DataError` naming the file when it is missing, unreadable or empty."
@@ -202,5 +202,5 @@ _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs 
                 "perturbation demo")
 _DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
          'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
-register_family('cells', _FAMILY_HELP, cli=cli)
+register_family('cells', _FAMILY_HELP, cli=cli, adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard'))
 register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, EXIT_ERROR, progress_mode, register_family
+from ..core import ConfigError, EXIT_ERROR, load_families, progress_mode, register_family
 from ..runs import write_text
 
 # %% auto #0
@@ -44,8 +44,8 @@ cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="Sweeps: many models × datasets × tasks on Dask, results in DuckDB.")
 
 def _units_loaded():
-    "Register the unit kinds (imported here, not at start-up: `benchnb --help` needs no Dask or YAML)."
-    import benchnb.sweeps.units   # registers the unit kinds
+    "Load every family's unit kinds (here, not at start-up: `benchnb --help` needs no Dask or YAML)."
+    load_families()
 
 # %% ../../nbs/49_sweeps.cli.ipynb #bd9136da
 @cli.command('example')
@@ -144,4 +144,4 @@ def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
 
 # %% ../../nbs/49_sweeps.cli.ipynb #30b97f23
 register_family('sweep', "Sweeps: run a plan of many units (family × dataset × model × task × seed) on Dask "
-                "into a results database.", cli=cli)
+                "into a results database.", cli=cli, adapters=('benchnb.sweeps.units',))

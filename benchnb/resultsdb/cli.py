@@ -4,17 +4,17 @@
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #bcffa61e
 from __future__ import annotations
-import json
+import inspect, json
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, DataError, register_family
+from ..core import ConfigError, DataError, families, register_family
 from ..report import register_report
 
 # %% auto #0
-__all__ = ['cli', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'leaderboard_cmd']
+__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd']
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #3d19d32c
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -112,30 +112,51 @@ def export_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .du
     with _open(db_dir) as db: paths = db.export_parquet(parquet)
     typer.echo('\n'.join(map(str, paths)))
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #f04ec695
-def _leaderboard_options(family: str, k: int|None, n_tiles: str|None, dataset: str|None) -> dict:
-    return {'plism': {'n_tiles': n_tiles}, 'cells': {'dataset': dataset},
-            'translator': {'k': k, 'benchmark': dataset}}.get(family, {})
+# %% ../../nbs/47_resultsdb.cli.ipynb #f001b9b2
+def _family_options() -> dict[str, tuple]:
+    "{option: (type, help)} over every registered family's `leaderboard_options` (the first declaration wins)."
+    out = {}
+    for name in families.names():
+        for opt, spec in families[name].leaderboard_options.items(): out.setdefault(opt, spec)
+    return out
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #b05abac3
-_HELP_K = "Translator: cut-off k (default: each target's own)."
-_HELP_DATASET = "cells: dataset; Translator: benchmark."
+# %% ../../nbs/47_resultsdb.cli.ipynb #9a2ef615
+def _param(name: str, default, annotation) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #b8ed1871
-@cli.command('leaderboard')
-def leaderboard_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
-                    family: str = typer.Option(..., '--family', '-f', help="plism, cells or translator."),
-                    k: Optional[int] = typer.Option(None, '--k', help=_HELP_K),
-                    n_tiles: Optional[str] = typer.Option(None, '--n-tiles', help="PLISM: only this n_tiles."),
-                    dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help=_HELP_DATASET),
-                    csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the table as CSV.")):
+def _leaderboard_params() -> list[inspect.Parameter]:
+    fam = typer.Option(..., '--family', '-f', help="A family with a leaderboard (an unknown one lists them).")
+    opts = [_param(o, typer.Option(None, '--' + o.replace('_', '-'), help=h), Optional[t])
+            for o, (t, h) in _family_options().items()]
+    return [_param('db_dir', typer.Argument(..., help="Results directory or .duckdb file."), Path),
+            _param('family', fam, str),
+            _param('dataset', typer.Option(None, '--dataset', '-d', help=_HELP_DATASET), Optional[str]),
+            *opts, _param('csv', typer.Option(None, '--csv', help="Also write the table as CSV."), Optional[Path])]
+
+_HELP_DATASET = "Only this dataset (Translator: benchmark)."
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #717a6065
+class _LeaderboardCommand:
     "The family's leaderboard, as the field publishes it."
-    from benchnb.resultsdb.leaderboard import leaderboard
-    with _open(db_dir) as db: t = leaderboard(db, family, **_leaderboard_options(family, k, n_tiles, dataset))
-    if csv:
-        from benchnb.runs import atomic_write
-        with atomic_write(csv) as f: t.to_csv(f)
-    _echo_table(t.round(3) if family != 'plism' else t.round(3).set_index('extractor'))
+    __name__ = 'leaderboard_cmd'
+    __signature__ = property(lambda self: inspect.Signature(_leaderboard_params()))
+    __annotations__ = property(lambda self: {p.name: p.annotation for p in _leaderboard_params()})
+
+    def __call__(self, db_dir: Path, family: str, dataset: str|None=None, csv: Path|None=None, **options):
+        from benchnb.resultsdb.leaderboard import family_leaderboard
+        lb, given = family_leaderboard(family), {k: v for k, v in options.items() if v is not None}
+        if bad := [k for k in given if k not in families[family].leaderboard_options]:
+            raise ConfigError(f"not an option of the {family} leaderboard", field='--' + bad[0].replace('_', '-'))
+        with _open(db_dir) as db: t = lb.table(db, dataset=dataset, **given)
+        if csv: _write_csv(t, csv)
+        _echo_table(lb.display(t.round(3)))
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #22b72814
+def _write_csv(table, path: Path):
+    from benchnb.runs import atomic_write
+    with atomic_write(path) as f: table.to_csv(f)
+
+leaderboard_cmd = cli.command('leaderboard')(_LeaderboardCommand())
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22f3da4a
 register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.", cli=cli)
