@@ -15,7 +15,7 @@ from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, RunDir, atomic_write, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label,
-    pairs_table, parse_shard, read_features, shard_block, slide_pairs)
+    pairs_table, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
 
 # %% auto #0
@@ -136,7 +136,9 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
 def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) -> tuple[list[str], str, Path]:
     "(sorted slide ids, the `<n>_tiles` label, the output folder) of an evaluation."
     ids = sorted(files)
-    label = n_tiles_label(n_tiles, read_features(files[ids[0]]).shape[0])
+    n_rows = read_features(files[ids[0]]).shape[0]
+    tile_subset(n_tiles, n_rows, files[ids[0]])     # a subset the slides cannot give fails here, before any write
+    label = n_tiles_label(n_tiles, n_rows)
     return ids, label, Path(metrics_dir)/label/extractor
 
 # %% ../../nbs/33_plism.evaluate.ipynb #ee82b271
