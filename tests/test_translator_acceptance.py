@@ -1,6 +1,6 @@
 """The Test Harness's suites run end to end: the `benchnb translator tests` CLI (a real process) against reference
 targets on loopback; verdicts re-derived from the stored responses by a naive reading of the harness's rules."""
-import json, subprocess
+import json, re, subprocess
 from pathlib import Path
 import pytest
 
@@ -149,3 +149,12 @@ def test_async_target(benchnb_exe, tmp_path, suites):
             assert r.returncode == 0, r.stderr
     got = {m: [(v['asset_id'], v['status'], v['rank']) for v in map(json.loads, (tmp_path/f"{m}.jsonl").read_text().splitlines())] for m in ('sync', 'async')}
     assert got['sync'] == got['async'] and len(got['sync']) == 90
+
+def test_docs_pair_the_suites_with_tests_serve():
+    "Each local target a `tests run` example of the README or the how-to sends to is started by `tests serve` (issue 19)."
+    root = Path(__file__).resolve().parents[1]
+    for doc in (root/'README.md', root/'docs'/'howto-translator.md'):
+        text = doc.read_text(encoding='utf-8')
+        served = set(re.findall(r'benchnb translator tests serve [^\n]*--port (\d+)', text))
+        local = re.findall(r'benchnb translator tests run [^\n]*127\.0\.0\.1:(\d+)', text)
+        assert local and set(local) <= served, (doc.name, local, served)   # not `translator serve`: it answers none
