@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core import ConfigError, DataError, RunError, get_logger, resource_path
+from ..core import ConfigError, DataError, get_logger, resource_path
 from ..runs import Ledger, write_text
 from .config import TranslatorConfig, load_config
 from .client import (
