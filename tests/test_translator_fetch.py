@@ -152,3 +152,18 @@ def test_target_down_fails_fast_naming_it(tmp_path, down, command):
         assert len(rows) == 106 and {v['status'] for v in rows} <= {'FAILED', 'SKIPPED'}
     else:                                                          # fetch stops once the first 5 all blame the target
         assert 'target looks down: the first 5 queries all failed' in line and len(posts) < 10, (line, posts)
+
+def test_sweep_unit_probes_the_target(tmp_path, down):
+    "The sweep's translator unit fetches through `fetch_benchmark`: the same probe, the same error naming the target."
+    try: from benchnb.translator.sweep import run_translator_unit           # where the family contract moves it
+    except ImportError: from benchnb.sweeps.units import run_translator_unit
+    from benchnb.core import RunError
+    kind, url, seen = down
+    unit = {'unit_id': 'u1', 'dataset': 'GTRx', 'model': 'dead',
+            'options': {'k': 10, 'url': url, 'config': None, 'results': None, 'concurrency': 1}}
+    with pytest.raises(RunError) as e: run_translator_unit(unit, str(tmp_path))
+    assert url in str(e.value) and "target 'dead'" in str(e.value), str(e.value)
+    posts = [s for s in seen if s.startswith('POST')]
+    if kind == 'answers-500':        # the unit retries twice: 3 attempts for each of the 5 watched queries (+1 in flight)
+        assert 'target looks down' in str(e.value) and len(posts) <= 3 * 6, posts            # not GTRx's 50 × 3
+    else: assert 'no query sent' in str(e.value) and not posts and not list(tmp_path.rglob('ledger.jsonl'))
