@@ -1,6 +1,6 @@
 """The Test Harness's suites run end to end: the `benchnb translator tests` CLI (a real process) against reference
 targets on loopback; verdicts re-derived from the stored responses by a naive reading of the harness's rules."""
-import json, subprocess
+import json, re, subprocess
 from pathlib import Path
 import pytest
 
@@ -67,6 +67,8 @@ def test_two_suites_two_targets(benchnb_exe, tmp_path, suites, targets):
     disagree = sum(by[s, 'good', c, a] != by[s, 'worse', c, a] for s, ag, c, a in by if ag == 'good')
     assert disagree > 20
     assert 'sprint_4_tests' in r.stdout and 'TopAnswer' in r.stdout           # the summary table
+    head = r2.stdout.splitlines()[0].split()                  # pathfinder assets (all 'TopAnswer') judged by the path rule
+    assert 'pathfinder' in head and 'TopAnswer' not in head, r2.stdout        # get their own column (issue 24)
     assert 'benchnb: sprint_4_tests good: 36/36 queries ok, 0 failed' in r.stderr
     assert (tmp_path/'m.csv').read_text().splitlines()[0] == 'suite,case_id,asset_id,expected_output,good,worse'
 
@@ -74,12 +76,14 @@ def test_retry_failed_resumes_the_same_run(benchnb_exe, tmp_path, suites):
     with ReferenceServer(acceptance_demo_kg(suites.values(), 0, 0.9), Faults(fail_first=1, fail_kind='500')) as srv:
         args = ('run', 'sprint_4_tests', 'flaky', '--url', srv.url + '/query', '--results', tmp_path, '--out', tmp_path/'v.jsonl', '--retries', '0')
         r = _cli(benchnb_exe, *args)
-        assert r.returncode == 0, r.stderr
+        assert r.returncode == 1, r.stderr                          # every query failed: an error naming the target
         assert 'flaky: 0/36 queries ok, 36 failed' in r.stderr and 'HTTP 500' in r.stderr
-        first = [json.loads(l) for l in (tmp_path/'v.jsonl').read_text().splitlines()]
+        assert r.stderr.splitlines()[-1] == (f"benchnb: error: no query answered: every query sent to target 'flaky' at "
+                                             f"{srv.url}/query failed (verdicts in {tmp_path/'v.jsonl'}; --retry-failed retries them)")
+        first = [json.loads(l) for l in (tmp_path/'v.jsonl').read_text().splitlines()]   # the verdicts are written first
         assert {v['status'] for v in first} == {'FAILED'} and first[0]['reason'].startswith('no response: HTTP 500')
         r = _cli(benchnb_exe, *args, '--retry-failed')
-        assert 'flaky: 36/36 queries ok, 0 failed' in r.stderr, r.stderr
+        assert r.returncode == 0 and 'flaky: 36/36 queries ok, 0 failed' in r.stderr, r.stderr
     assert len(list((tmp_path/'sprint_4_tests'/'flaky').iterdir())) == 1       # the same run directory
     assert {json.loads(l)['status'] for l in (tmp_path/'v.jsonl').read_text().splitlines()} <= {'PASSED', 'FAILED'}
 
@@ -145,3 +149,12 @@ def test_async_target(benchnb_exe, tmp_path, suites):
             assert r.returncode == 0, r.stderr
     got = {m: [(v['asset_id'], v['status'], v['rank']) for v in map(json.loads, (tmp_path/f"{m}.jsonl").read_text().splitlines())] for m in ('sync', 'async')}
     assert got['sync'] == got['async'] and len(got['sync']) == 90
+
+def test_docs_pair_the_suites_with_tests_serve():
+    "Each local target a `tests run` example of the README or the how-to sends to is started by `tests serve` (issue 19)."
+    root = Path(__file__).resolve().parents[1]
+    for doc in (root/'README.md', root/'docs'/'howto-translator.md'):
+        text = doc.read_text(encoding='utf-8')
+        served = set(re.findall(r'benchnb translator tests serve [^\n]*--port (\d+)', text))
+        local = re.findall(r'benchnb translator tests run [^\n]*127\.0\.0\.1:(\d+)', text)
+        assert local and set(local) <= served, (doc.name, local, served)   # not `translator serve`: it answers none

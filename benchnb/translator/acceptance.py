@@ -17,18 +17,19 @@ from ..runs import Ledger, write_text
 from .config import TranslatorConfig, load_config
 from .client import (
     LEDGER_FILE, NODENORM_URL, RetryPolicy, extract_message, make_session, request_json)
-from .fetch import FetchSummary, Protocol, choose_run_dir, resolve_endpoint, run_requests
+from .fetch import (PROBE_TIMEOUT, FetchSummary, Protocol, choose_run_dir, probe_target,
+                                      resolve_endpoint, run_requests)
 from .queries import uid_filenames
 
 # %% auto #0
-__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'TEST_FOLDERS', 'PINNED_CATEGORIES', 'VERDICT_FILE', 'STATUS_MARK',
-           'PASSING_PLACES', 'Asset', 'check_asset', 'Case', 'Suite', 'check_case', 'load_suite', 'tests_root',
-           'suite_paths', 'load_suites', 'load_test_files', 'Unqueryable', 'qualifier_values', 'generate_query',
-           'load_preferred', 'suite_curies', 'nodenorm_preferred', 'PlannedAsset', 'query_shape', 'query_uid',
-           'harness_key', 'plan_suite', 'shape_counts', 'binding_ids', 'result_ids', 'classify_acceptance', 'path_hits',
-           'classify_pathfinder', 'agent_verdict', 'SuiteRun', 'run_suite', 'verdicts', 'summary_table',
+__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'TEST_FOLDERS', 'PINNED_CATEGORIES', 'VERDICT_FILE', 'SUMMARY_CLASSES',
+           'STATUS_MARK', 'PASSING_PLACES', 'Asset', 'check_asset', 'Case', 'Suite', 'check_case', 'load_suite',
+           'tests_root', 'suite_paths', 'load_suites', 'load_test_files', 'Unqueryable', 'qualifier_values',
+           'generate_query', 'load_preferred', 'suite_curies', 'nodenorm_preferred', 'PlannedAsset', 'query_shape',
+           'query_uid', 'harness_key', 'plan_suite', 'shape_counts', 'binding_ids', 'result_ids', 'classify_acceptance',
+           'path_hits', 'classify_pathfinder', 'agent_verdict', 'SuiteRun', 'run_suite', 'verdicts', 'summary_table',
            'summary_pivot', 'agent_accounting', 'verdict_matrix', 'verdict_trend', 'contested_outputs',
-           'acceptance_demo_kg', 'run_suites']
+           'acceptance_demo_kg', 'probe_targets', 'run_suites', 'unanswered_targets']
 
 # %% ../../nbs/16_translator.acceptance.ipynb #2ed17bbe
 log = get_logger('translator.acceptance')
@@ -494,7 +495,8 @@ def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
               config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
               concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None, new: bool=False,
               retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0, max_wait: float=600.0,
-              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, session=None) -> SuiteRun:
+              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, session=None,
+              probe_timeout: float|None=PROBE_TIMEOUT) -> SuiteRun:
     "Fetch every query of `suite` from `target` into a resumable run directory."
     suite = suite if isinstance(suite, Suite) else load_suites(tests, [suite])[suite]
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
@@ -506,7 +508,7 @@ def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
     with (session or make_session(concurrency)) as s:
         protocol = Protocol(s, ep, policy or RetryPolicy(), poll_interval, max_wait)
         summary = run_requests(bodies, protocol, run_dir, params, concurrency, retry_failed, limit,
-                               kind='translator-tests')
+                               kind='translator-tests', probe_timeout=probe_timeout)
     return SuiteRun(suite, target, run_dir, ep.mode, plan, queries, summary)
 
 # %% ../../nbs/16_translator.acceptance.ipynb #3ba3d5e8
@@ -548,9 +550,12 @@ def verdicts(run: SuiteRun, normalized: Mapping[str, str]|None=None, write: bool
     return rows
 
 # %% ../../nbs/16_translator.acceptance.ipynb #f864009e
+SUMMARY_CLASSES = (*EXPECTED_OUTPUTS, 'pathfinder')      # the summary's columns, before 'all'
+
 def summary_table(rows: Sequence[dict]) -> pd.DataFrame:
-    "Pass rate per suite × agent × expected output (and over all classes), with the counts behind it."
+    "Pass rate per suite × agent × class (expected output, or pathfinder; and over all), with the counts behind it."
     df = pd.DataFrame(rows).fillna({'expected_output': 'none'})
+    if 'shape' in df: df['expected_output'] = df['expected_output'].mask(df['shape'] == 'pathfinder', 'pathfinder')
     df = pd.concat([df, df.assign(expected_output='all')])
     g = df.groupby(['suite', 'agent', 'expected_output']).status
     out = g.value_counts().unstack(fill_value=0)
@@ -562,7 +567,7 @@ def summary_table(rows: Sequence[dict]) -> pd.DataFrame:
 def summary_pivot(rows: Sequence[dict]) -> pd.DataFrame:
     "The summary as suite × agent rows and one pass-rate column per expected output."
     t = summary_table(rows)
-    cols = [c for c in (*EXPECTED_OUTPUTS, 'all') if c in set(t.expected_output)]
+    cols = [c for c in (*SUMMARY_CLASSES, 'all') if c in set(t.expected_output)]
     piv = t.pivot_table(index=['suite', 'agent'], columns='expected_output', values='pass_rate', dropna=False)
     return piv.reindex(columns=cols)
 
@@ -718,18 +723,27 @@ def acceptance_demo_kg(suites: Iterable[Suite], seed: int=0, accuracy: float=0.8
         edges.update((e.id, e) for e in new)
     return KnowledgeGraph(edges.values(), cats)
 
+# %% ../../nbs/16_translator.acceptance.ipynb #5f62be84
+def probe_targets(targets: Mapping[str, str|None], timeout: float|None=PROBE_TIMEOUT,
+                  config: TranslatorConfig|str|os.PathLike|None=None, mode: str|None=None):
+    "Probe the fetch URL of every target (name → URL, None = from targets.json) once; the first one down raises."
+    if not timeout: return
+    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
+    for name, url in targets.items(): probe_target(resolve_endpoint(cfg, name, 'fetch', url, mode).url, timeout, name)
+
 # %% ../../nbs/16_translator.acceptance.ipynb #06f2d82b
 def run_suites(suite_ids: Sequence[str], targets: Mapping[str, str|None], results_dir: str|os.PathLike,
-               fail_fast: bool=False, **kw) -> tuple[list[SuiteRun], list[dict]]:
+               fail_fast: bool=False, probe_timeout: float|None=PROBE_TIMEOUT, **kw) -> tuple[list[SuiteRun], list[dict]]:
     "Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json)."
     tests = kw.pop('tests', None)
     suites, dead, runs, rows = load_suites(tests, list(suite_ids)), {}, [], []
+    probe_targets(targets, probe_timeout, kw.get('config'), kw.get('mode'))
     for sid in suite_ids:
         for name, url in targets.items():
             if name in dead:
                 rows += _not_run(suites[sid], name, dead[name])
                 continue
-            r = run_suite(suites[sid], name, results_dir, url=url, tests=tests, **kw)
+            r = run_suite(suites[sid], name, results_dir, url=url, tests=tests, probe_timeout=None, **kw)
             runs.append(r)
             rows += verdicts(r, kw.get('normalized'))
             if fail_fast and r.fetch.counts['failed'] and not r.fetch.counts['ok']:
@@ -743,3 +757,13 @@ def _not_run(suite: Suite, target: str, why: str) -> list[dict]:
     why = f"not sent: the target answered no query of {why} (fail fast)"
     return [_row(suite, p, target, target, {'status': 'FAILED' if p.uid else 'SKIPPED',
                                             'reason': why if p.uid else p.reason, **_UNRANKED}) for p in plan]
+
+# %% ../../nbs/16_translator.acceptance.ipynb #b8783b86
+def unanswered_targets(runs: Sequence[SuiteRun]) -> dict[str, str]:
+    "Target → URL for every target of `runs` whose queries were sent and all failed (none ok, in any run)."
+    ok, failed, urls = collections.Counter(), collections.Counter(), {}
+    for r in runs:
+        ok[r.target] += r.fetch.counts['ok']
+        failed[r.target] += r.fetch.counts['failed']
+        urls[r.target] = r.fetch.url
+    return {t: urls[t] for t in urls if failed[t] and not ok[t]}

@@ -76,6 +76,9 @@ _RetryFailedOpt = typer.Option(False, '--retry-failed', help="Refetch the failed
 _LimitOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries.")
 _PollOpt = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s).")
 _MaxWaitOpt = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s).")
+_ProbeTimeoutOpt = typer.Option(5.0, '--probe-timeout', min=0.0,    # translator.fetch.PROBE_TIMEOUT
+                                help="Before any query: seconds to wait for the target to accept a connection "
+                                     "and answer one GET (0: no probe).")
 
 # %% ../../nbs/19_translator.cli.ipynb #ca3faf1d
 _TrapiOpt = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); "
@@ -111,9 +114,9 @@ def _echo_reasons(s, top: int=3):
 
 # %% ../../nbs/19_translator.cli.ipynb #e69db744
 def _exit_status(s, what: str, then=None):
-    "Error when no query succeeded; exit 3 (after `then`, if given) when some failed."
+    "Error naming the target when no query succeeded; exit 3 (after `then`, if given) when some failed."
     if s.counts['failed'] and not s.counts['ok']:
-        raise RunError(f"no query {what}: all {s.counts['failed']} attempted failed "
+        raise RunError(f"target {s.target!r} at {s.url}: no query {what}: all {s.counts['failed']} attempted failed "
                        "(reasons above; --retry-failed retries them)", file=s.run_dir)
     if then is not None: then()
     if s.counts['failed']: raise typer.Exit(EXIT_FAILURES)
@@ -138,7 +141,8 @@ def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Pa
            query_timeout: Optional[float] = _QueryTimeoutOpt, log_level: Optional[str] = _LogLevelOpt,
            bypass_cache: Optional[bool] = _BypassCacheOpt, completion: str = _CompletionOpt,
            callback_host: str = _CallbackHostOpt, callback_port: int = _CallbackPortOpt,
-           callback_url: Optional[str] = _CallbackUrlOpt, config: Optional[Path] = ConfigOpt):
+           callback_url: Optional[str] = _CallbackUrlOpt, probe_timeout: float = _ProbeTimeoutOpt,
+           config: Optional[Path] = ConfigOpt):
     "Fetch the benchmark's queries from a target into a resumable run directory."
     from benchnb.translator.fetch import CallbackListener, fetch_benchmark
     _check_mode(mode)
@@ -148,7 +152,7 @@ def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Pa
         s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency,
                             _policy(timeout, connect_timeout, retries, backoff), run_id, new, retry_failed, limit,
                             poll_interval, max_wait, options=options, trapi=trapi, completion=completion,
-                            listener=listener)
+                            listener=listener, probe_timeout=probe_timeout or None)
     c = s.counts
     summary = f"{c['ok']}/{c['queries']} ok, {c['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s"
     _finish(s, summary, 'fetched')
@@ -356,11 +360,11 @@ def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path
          url: Optional[str] = _UrlOpt, k: int = KOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
          retries: int = _RetriesOpt, no_normalize: bool = _NoNormalizeOpt,
          plots: bool = typer.Option(True, '--plots/--no-plots', help="Save precision/recall/mAP/top-k PNGs."),
-         config: Optional[Path] = ConfigOpt):
+         probe_timeout: float = _ProbeTimeoutOpt, config: Optional[Path] = ConfigOpt):
     "Fetch a benchmark from a target, then evaluate the run."
     from benchnb.translator.fetch import fetch_benchmark
     s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency,
-                        _policy(timeout, 10.0, retries, 1.0))
+                        _policy(timeout, 10.0, retries, 1.0), probe_timeout=probe_timeout or None)
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
     _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None,
@@ -470,9 +474,10 @@ def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results
                max_wait: float = typer.Option(600.0, '--max-wait'), normalizer: Optional[Path] = _SuiteNormalizerOpt,
                nodenorm: bool = _NodenormOpt, nodenorm_url: Optional[str] = _NodenormUrlOpt,
                matrix: Optional[Path] = _MatrixOpt, fail_fast: bool = _FailFastOpt,
+               probe_timeout: float = _ProbeTimeoutOpt,
                tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
     "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
-    from benchnb.translator.acceptance import load_suites, run_suites
+    from benchnb.translator.acceptance import load_suites, run_suites, unanswered_targets
     _check_mode(mode)
     tmap = _targets(targets, url)
     if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
@@ -481,8 +486,12 @@ def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results
     runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency,
                             policy=_policy(timeout, connect_timeout, retries, backoff), run_id=run_id, new=new,
                             retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=norm, tests=tests)
+                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None)
     _report_verdicts(runs, rows, out, matrix)
+    if (silent := unanswered_targets(runs)) and len(silent) == len(tmap):
+        named = ', '.join(f"target {t!r} at {u}" for t, u in silent.items())
+        raise RunError(f"no query answered: every query sent to {named} failed (verdicts in {out}; "
+                       "--retry-failed retries them)")
 
 # %% ../../nbs/19_translator.cli.ipynb #bbaf67d6
 _SuitesArg = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite).")

@@ -20,9 +20,9 @@ from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_ses
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir', 'target_down_reason',
-           'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark',
-           'score_run']
+__all__ = ['log', 'FAIL_FAST', 'PROBE_TIMEOUT', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir',
+           'target_down_reason', 'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint',
+           'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
@@ -300,18 +300,33 @@ def target_down_reason(o: Outcome) -> bool:
     return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
-def probe_target(url: str, timeout: float=10.0) -> None:
-    "Raise `RunError` naming `url` when its host does not resolve or refuses a TCP connection."
-    if requests.utils.get_environ_proxies(url): return  # through a proxy (HTTP_PROXY...): only the requests can tell
+PROBE_TIMEOUT = 5.0   # seconds the probe waits for a TCP connection, then for the reply to its GET
+
+def _probe_socket(url: str, timeout: float) -> str|None:
+    "Why `url`'s host does not resolve or refuses a TCP connection; None when it accepts one."
     u = urllib.parse.urlsplit(url)
     port = u.port or (443 if u.scheme == 'https' else 80)
     try: socket.getaddrinfo(u.hostname, port, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError) as e:
-        raise RunError(f"target host {u.hostname!r} does not resolve ({e})", file=url) from None
+    except (socket.gaierror, UnicodeError) as e: return f"target host {u.hostname!r} does not resolve ({e})"
     try: socket.create_connection((u.hostname, port), timeout=timeout).close()
-    except OSError as e:
-        why = e.strerror or e
-        raise RunError(f"target is unreachable: cannot connect to {u.hostname}:{port} ({why})", file=url) from None
+    except OSError as e: return f"target is unreachable: cannot connect to {u.hostname}:{port} ({e.strerror or e})"
+    return None
+
+# %% ../../nbs/12_translator.fetch.ipynb #c095dd82
+def _probe_http(url: str, timeout: float, session: requests.Session|None=None) -> str|None:
+    "Why one GET of `url` got no HTTP reply (of any status) within `timeout` s; None when it got one."
+    try:
+        with (session or requests).get(url, timeout=timeout, allow_redirects=False, stream=True): return None
+    except requests.Timeout: return f"target is unreachable: no reply to a GET within {timeout:g} s"
+    except requests.RequestException as e: return f"target is unreachable: a GET got no HTTP reply ({str(e)[:200]})"
+
+# %% ../../nbs/12_translator.fetch.ipynb #e1d89bc2
+def probe_target(url: str, timeout: float=PROBE_TIMEOUT, target: str|None=None,
+                 session: requests.Session|None=None) -> None:
+    "Raise `RunError` naming `url` and `target` unless the host resolves, accepts a connection and answers a GET."
+    proxied = bool(requests.utils.get_environ_proxies(url))   # then the proxy resolves and connects
+    why = (None if proxied else _probe_socket(url, timeout)) or _probe_http(url, timeout, session)
+    if why: raise RunError(f"{why}; no query sent" + (f" to target {target!r}" if target else ''), file=url)
 
 # %% ../../nbs/12_translator.fetch.ipynb #940fb78a
 @dataclass
@@ -322,6 +337,8 @@ class FetchSummary:
     fetched: int
     seconds: float
     reasons: dict = field(default_factory=dict)     # failure reason -> number of queries (latest record of each)
+    target: str = ''                                # the target's name and the URL the run sent to
+    url: str = ''
     def __str__(self):
         c = self.counts
         return f"{self.run_dir}: {c['ok']} ok, {c['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
@@ -345,19 +362,21 @@ def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: st
     return o
 
 # %% ../../nbs/12_translator.fetch.ipynb #aa8d1723
-def _target_down(protocol: Protocol, first: list[Outcome]):
+def _target_down(protocol: Protocol, first: list[Outcome], target: str|None=None):
+    to = f" to target {target!r}" if target else ''
     raise RunError(f"target looks down: the first {len(first)} queries all failed ({first[0].reason[:120]}); stopped, "
-                   "nothing else sent (rerun to resume)", file=protocol.endpoint.url)
+                   f"nothing else sent{to} (rerun to resume)", file=protocol.endpoint.url)
 
 # %% ../../nbs/12_translator.fetch.ipynb #0bf27df0
-def _send_all(one, todo: list[str], concurrency: int, fail_fast: bool, protocol: Protocol, desc: str):
+def _send_all(one, todo: list[str], concurrency: int, fail_fast: bool, protocol: Protocol, desc: str,
+              target: str|None=None):
     "Run `one` over `todo` on `concurrency` threads with a progress bar; `fail_fast`: stop if the target looks down."
     first, bar = [], progress(total=len(todo), desc=desc, unit='query')
     for _, o in interruptible_map(one, todo, concurrency):    # Ctrl-C: stop at once, keep what is recorded
         bar.update()
         if len(first) < min(FAIL_FAST, len(todo)): first.append(o)
         if fail_fast and len(first) == min(FAIL_FAST, len(todo)) and all(map(target_down_reason, first)):
-            _target_down(protocol, first)
+            _target_down(protocol, first, target)
     bar.close()
 
 # %% ../../nbs/12_translator.fetch.ipynb #947adcc0
@@ -384,18 +403,19 @@ def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
 # %% ../../nbs/12_translator.fetch.ipynb #8560fd08
 def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
                  retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
-                 fail_fast: bool=False) -> FetchSummary:
+                 fail_fast: bool=False, probe_timeout: float|None=None) -> FetchSummary:
     "Send each pending body (uid → query) with `protocol` on `concurrency` threads; store responses; record the ledger."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
     todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
-    if todo and fail_fast: probe_target(protocol.endpoint.url, protocol.policy.connect_timeout)  # before the RunDir
+    target, url = parameters.get('target'), protocol.endpoint.url
+    if todo and probe_timeout: probe_target(url, probe_timeout, target, protocol.session)   # before the RunDir
     rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
     one = lambda u: _fetch_one(protocol, u, bodies[u], run_dir, names[u], ledger)
     with _recording_stops(rd, ledger, len(bodies)):
-        _send_all(one, todo, concurrency, fail_fast, protocol, f"fetch {run_dir.parent.name}")
+        _send_all(one, todo, concurrency, fail_fast, protocol, f"fetch {run_dir.parent.name}", target)
     counts, reasons = _finish_run(rd, ledger, len(bodies))
-    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, reasons)
+    return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, reasons, target or '', url)
 
 # %% ../../nbs/12_translator.fetch.ipynb #cc747419
 def _check_query_options(timeout: float|None, log_level: str|None):
@@ -487,7 +507,7 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
                     new: bool=False, retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0,
                     max_wait: float=600.0, session: requests.Session|None=None, options: Mapping|None=None,
                     trapi: str|None=None, completion: str='poll', listener: CallbackListener|None=None,
-                    fail_fast: bool=True) -> FetchSummary:
+                    fail_fast: bool=True, probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
     "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
@@ -497,7 +517,8 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
     policy = _fetch_policy(policy, options)
     params = _fetch_params(benchmark, target, ep, unscored, concurrency, policy, cfg, options, completion)
     with _fetch_protocol(ep, policy, session, concurrency, poll_interval, max_wait, completion, listener) as proto:
-        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast)
+        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast,
+                            probe_timeout=probe_timeout if fail_fast else None)
 
 # %% ../../nbs/12_translator.fetch.ipynb #e10c98ed
 def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str, dict]:
@@ -515,7 +536,8 @@ def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str,
 # %% ../../nbs/12_translator.fetch.ipynb #e8dc0a44
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None,
               url: str|None=None, concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False,
-              session=None, options: Mapping|None=None, fail_fast: bool=True) -> FetchSummary:
+              session=None, options: Mapping|None=None, fail_fast: bool=True,
+              probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
@@ -527,4 +549,5 @@ def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLi
               'concurrency': concurrency}
     with (session or make_session(concurrency)) as s:
         return run_requests(bodies, Protocol(s, ep, policy or RetryPolicy()), out, params, concurrency, retry_failed,
-                            kind='translator-score', fail_fast=fail_fast)
+                            kind='translator-score', fail_fast=fail_fast,
+                            probe_timeout=probe_timeout if fail_fast else None)
