@@ -155,8 +155,7 @@ def test_target_down_fails_fast_naming_it(tmp_path, down, command):
 
 def test_sweep_unit_probes_the_target(tmp_path, down):
     "The sweep's translator unit fetches through `fetch_benchmark`: the same probe, the same error naming the target."
-    try: from benchnb.translator.sweep import run_translator_unit           # where the family contract moves it
-    except ImportError: from benchnb.sweeps.units import run_translator_unit
+    from benchnb.translator.sweep import run_translator_unit
     from benchnb.core import RunError
     kind, url, seen = down
     unit = {'unit_id': 'u1', 'dataset': 'GTRx', 'model': 'dead',
