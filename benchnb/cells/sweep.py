@@ -57,7 +57,8 @@ def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     key = cells_embedding(adata, unit['model'])
     data = CellDataset(adata, str(unit['dataset']), knn_method=o['knn'])
     seed = 42 if unit['seed'] is None else unit['seed']
-    rows = evaluate(data, [key], o['labels'], o['batch'], [unit['task']], (), seed, o['extras'])
+    rows = evaluate(data, [key], o['labels'], batch_key=o['batch'], task_names=[unit['task']], baseline=(),
+                    seed=seed, extras=o['extras'])
     return [{'metric': r['metric'], 'value': r['value'], 'params': r.get('params') or {}} for r in rows]
 
 # %% ../../nbs/27_cells.sweep.ipynb #2a153ff6

@@ -16,9 +16,9 @@ from .config import MODES, load_config
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_', 'queries_', 'fetch_', 'score_',
-           'check_results', 'evaluate_', 'check_port_free', 'serve_', 'run_', 'tests_list_', 'tests_run_',
-           'tests_serve_']
+__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_cmd', 'queries_cmd', 'fetch_cmd',
+           'score_cmd', 'check_results', 'evaluate_cmd', 'check_port_free', 'serve_cmd', 'run_cmd', 'tests_list_cmd',
+           'tests_run_cmd', 'tests_serve_cmd']
 
 # %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -35,7 +35,7 @@ def example(*lines: str) -> str:
 
 # %% ../../nbs/19_translator.cli.ipynb #33f65692
 @cli.command('list', epilog=example('benchnb translator list'))
-def list_(config: Optional[Path] = ConfigOpt):
+def list_cmd(config: Optional[Path] = ConfigOpt):
     "List the benchmarks (with query counts) and targets of the config."
     cfg = load_config(config)
     for b in cfg.benchmarks: typer.echo(f"benchmark\t{b}\t{len(build_queries(cfg, b))} queries")
@@ -45,7 +45,7 @@ def list_(config: Optional[Path] = ConfigOpt):
 
 # %% ../../nbs/19_translator.cli.ipynb #dec63215
 @cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
-def queries_(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
+def queries_cmd(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
              config: Optional[Path] = ConfigOpt,
              target: Optional[str] = typer.Option(None, '--target',
                                                   help="Add this target's fetch workflow to each query.")):
@@ -132,7 +132,7 @@ def _finish(s, summary: str, what: str):
 # %% ../../nbs/19_translator.cli.ipynb #18586cea
 @cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
-def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
+def fetch_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
            unscored: bool = _UnscoredOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
            connect_timeout: float = _ConnectTimeoutOpt, retries: int = _RetriesOpt, backoff: float = _BackoffOpt,
            url: Optional[str] = _UrlOpt, mode: Optional[str] = _ModeOpt, run_id: Optional[str] = _RunIdOpt,
@@ -149,10 +149,11 @@ def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Pa
     listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
     options = {'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}
     with listener or contextlib.nullcontext():
-        s = fetch_benchmark(benchmark, target, results, config, url, mode, unscored, concurrency,
-                            _policy(timeout, connect_timeout, retries, backoff), run_id, new, retry_failed, limit,
-                            poll_interval, max_wait, options=options, trapi=trapi, completion=completion,
-                            listener=listener, probe_timeout=probe_timeout or None)
+        s = fetch_benchmark(benchmark, target, results, config=config, url=url, mode=mode, unscored=unscored,
+                            concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
+                            run_id=run_id, new=new, retry_failed=retry_failed, limit=limit,
+                            poll_interval=poll_interval, max_wait=max_wait, options=options, trapi=trapi,
+                            completion=completion, listener=listener, probe_timeout=probe_timeout or None)
     c = s.counts
     summary = f"{c['ok']}/{c['queries']} ok, {c['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s"
     _finish(s, summary, 'fetched')
@@ -161,7 +162,7 @@ def fetch_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Pa
 @cli.command('score', epilog=example(
     "benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
     "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
-def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
+def score_cmd(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
            target: str = typer.Argument(..., help="Target whose score entry to use."),
            out: Optional[Path] = typer.Option(None, '--out', help="Scored run directory (default: RUN_DIR_scored)."),
            url: Optional[str] = typer.Option(None, '--url', help="Override the score URL."),
@@ -171,7 +172,8 @@ def score_(run_dir: Path = typer.Argument(..., help="An unscored fetch run direc
            config: Optional[Path] = ConfigOpt):
     "Score every response of an unscored run with the target's score workflow."
     from benchnb.translator.fetch import score_run
-    s = score_run(run_dir, target, out, config, url, concurrency, _policy(timeout, 10.0, retries, 1.0), retry_failed)
+    s = score_run(run_dir, target, out, config=config, url=url, concurrency=concurrency,
+                  policy=_policy(timeout, 10.0, retries, 1.0), retry_failed=retry_failed)
     _finish(s, f"{s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", 'scored')
 
 # %% ../../nbs/19_translator.cli.ipynb #18538501
@@ -257,8 +259,8 @@ def _evaluate(benchmark, results, k, out, config, target, no_normalize, normaliz
     _check_ranking(binding, score_from, order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
     if not isinstance(results, dict): check_results(benchmark, Path(results))
-    evs = evaluate_results(benchmark, results, target, k, config, how, not no_xref, binding, score_from, order_by,
-                           validate)
+    evs = evaluate_results(benchmark, results, target, k=k, config=config, normalizer=how, use_xref=not no_xref,
+                           binding=binding, score_from=score_from, order_by=order_by, validate=validate)
     for ev in evs: _check_answered(ev, benchmark)
     for ev in evs:
         dest = _dest(ev, out, len(evs))
@@ -285,17 +287,18 @@ _ValidateOpt = typer.Option(False, '--validate', help="Also check each response'
 # %% ../../nbs/19_translator.cli.ipynb #772196bd
 @cli.command('evaluate', epilog=example(
     "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
-def evaluate_(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: int = KOpt,
+def evaluate_cmd(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: int = KOpt,
               out: Optional[Path] = _EvalOutOpt, config: Optional[Path] = ConfigOpt, target: Optional[str] = _LabelOpt,
               no_normalize: bool = _NoNormalizeOpt, normalizer: Optional[Path] = _NormalizerOpt,
               no_xref: bool = _NoXrefOpt, binding: str = _BindingOpt, score_from: str = _ScoreFromOpt,
               order_by: str = _OrderByOpt, plots: bool = _PlotsOpt, write_json_: bool = _JsonOpt,
               validate: bool = _ValidateOpt):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from, plots,
-              write_json_, order_by, validate)
+    _evaluate(benchmark, results, k, out=out, config=config, target=target, no_normalize=no_normalize,
+              normalizer=normalizer, no_xref=no_xref, binding=binding, score_from=score_from, plots=plots,
+              write_json_=write_json_, order_by=order_by, validate=validate)
 
-cli.command('eval', hidden=True)(evaluate_)
+cli.command('eval', hidden=True)(evaluate_cmd)
 
 # %% ../../nbs/19_translator.cli.ipynb #81d2da58
 def check_port_free(host: str, port: int):
@@ -335,7 +338,7 @@ _HangOpt = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs be
 
 # %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
-def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
+def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
            error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
            timeout_rate: float = _TimeoutRateOpt, garbage_rate: float = _GarbageRateOpt,
            fail_first: int = _FailFirstOpt, fail_kind: str = _FailKindOpt, retry_after: float = _RetryAfterOpt,
@@ -345,8 +348,9 @@ def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortO
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
     import uvicorn
     from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
-    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate, garbage_rate, fail_first, fail_kind,
-                    retry_after, hang, seed, min_timeout)
+    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate=timeout_rate, garbage_rate=garbage_rate,
+                    fail_first=fail_first, fail_kind=fail_kind, retry_after=retry_after, hang=hang, seed=seed,
+                    min_timeout=min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version,
                         max_jobs=max_jobs, job_ttl=job_ttl, max_body=max_body)
     check_port_free(host, port)
@@ -356,19 +360,21 @@ def serve_(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortO
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
-def run_(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
+def run_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
          url: Optional[str] = _UrlOpt, k: int = KOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
          retries: int = _RetriesOpt, no_normalize: bool = _NoNormalizeOpt,
          plots: bool = typer.Option(True, '--plots/--no-plots', help="Save precision/recall/mAP/top-k PNGs."),
          probe_timeout: float = _ProbeTimeoutOpt, config: Optional[Path] = ConfigOpt):
     "Fetch a benchmark from a target, then evaluate the run."
     from benchnb.translator.fetch import fetch_benchmark
-    s = fetch_benchmark(benchmark, target, results, config, url, None, False, concurrency,
-                        _policy(timeout, 10.0, retries, 1.0), probe_timeout=probe_timeout or None)
+    s = fetch_benchmark(benchmark, target, results, config=config, url=url, mode=None, unscored=False,
+                        concurrency=concurrency, policy=_policy(timeout, 10.0, retries, 1.0),
+                        probe_timeout=probe_timeout or None)
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
-    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, None, config, None, no_normalize, None,
-                                                 False, 'first', 'first', plots, True))
+    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, out=None, config=config, target=None,
+                                                 no_normalize=no_normalize, normalizer=None, no_xref=False,
+                                                 binding='first', score_from='first', plots=plots, write_json_=True))
 
 # %% ../../nbs/19_translator.cli.ipynb #910bf2c7
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -391,7 +397,7 @@ def _suite_row(sid: str, suite) -> dict:
 
 # %% ../../nbs/19_translator.cli.ipynb #b1098927
 @tests_cli.command('list')
-def tests_list_(tests: Optional[Path] = TestsOpt):
+def tests_list_cmd(tests: Optional[Path] = TestsOpt):
     "List the test suites with their case and asset counts."
     import pandas as pd
     from benchnb.translator.acceptance import load_suites
@@ -463,7 +469,7 @@ _FailFastOpt = typer.Option(False, '--fail-fast',
 
 # %% ../../nbs/19_translator.cli.ipynb #f5ad8340
 @tests_cli.command('run')
-def tests_run_(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
+def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
                out: Path = _VerdictsOpt, url: Optional[str] = _SingleUrlOpt, mode: Optional[str] = _ModeOpt,
                concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),
                timeout: float = typer.Option(300.0, '--timeout'),
@@ -499,7 +505,7 @@ _AccuracyOpt = typer.Option(0.85, '--accuracy', help="Fraction of assets placed 
 
 # %% ../../nbs/19_translator.cli.ipynb #c3b57687
 @tests_cli.command('serve')
-def tests_serve_(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0.0.1', '--host'),
+def tests_serve_cmd(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0.0.1', '--host'),
                  port: int = typer.Option(8000, '--port'), accuracy: float = _AccuracyOpt,
                  seed: int = typer.Option(0, '--seed'), latency: float = _LatencyOpt, tests: Optional[Path] = TestsOpt):
     "Run the reference TRAPI target on a demo graph that answers the suites' queries."
