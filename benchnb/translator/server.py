@@ -4,15 +4,19 @@
 
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
-import asyncio, collections, copy, csv, datetime, hashlib, io, json, math, os, random, threading, time, uuid
+import asyncio, collections, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue, random, socket
+import threading, time, uuid
+import concurrent.futures as cf
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastcore.basics import patch
+from starlette.requests import ClientDisconnect
 
 from ..core import DataError, get_logger, resource_path
 from ..runs import write_text
@@ -21,9 +25,9 @@ from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS',
-           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'answer_query',
-           'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers', 'find_paths',
-           'pathfinder_response', 'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState',
+           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'QueryBudget',
+           'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers',
+           'find_paths', 'pathfinder_response', 'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState',
            'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2',
            'as_trapi15', 'read_body', 'make_app', 'post_callback', 'ars_merged', 'ReferenceServer', 'build_demo_kg',
            'demo_kg']
@@ -53,6 +57,8 @@ class KnowledgeGraph:
         for e in self.edges:
             self.by_subject[e.subject].append(e)
             self.by_object[e.object].append(e)
+        scores = [e.score for e in self.edges]
+        self.max_score, self.min_score = max(scores, default=1.0), min(scores, default=1.0)   # the search's bound
 
     def __repr__(self):
         n_nodes = len(set(self.by_subject) | set(self.by_object))
@@ -66,6 +72,8 @@ def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
     try: score = float(r.get('score') or 1.0)
     except ValueError:
         raise DataError("score is not a number", file=path, field=f"line {i+2}", value=r.get('score')) from None
+    if not (math.isfinite(score) and score >= 0):    # a path scores the product of its edges: see the search below
+        raise DataError("score must be a finite number >= 0", file=path, field=f"line {i+2}", value=r.get('score'))
     eid = r.get('id') or f"e{i}"
     if eid in ids:
         why = "edge id used twice (edge bindings would be ambiguous)"
@@ -169,35 +177,71 @@ def _start_partials(kg: KnowledgeGraph, start: str, ids: list, qnode: dict, has_
     return [({start: c}, {}) for c in dict.fromkeys(ids) if known(c) and _node_ok(kg, qnode, c)]
 
 # %% ../../nbs/14_translator.server.ipynb #e479866d
-def _walk(kg: KnowledgeGraph, edges: dict, nodes: dict, partials: list) -> list[tuple[dict, dict]]:
-    "`partials` extended through every query edge of `edges` (consumed); [] when some edge is never reached."
-    while edges and partials:
-        bound = partials[0][0]
-        eid = next((e for e, qe in edges.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
-        if eid is None: break
-        qe = edges.pop(eid)
-        partials = [(b, {**eb, eid: e}) for nb, eb in partials for b, e in _expand(kg, nb, qe, nodes)]
-    return [] if edges else partials
+def _edge_order(edges: dict, start: str) -> list[tuple[str, dict]]|None:
+    "The query edges (id, qedge) in walk order from qnode `start`; None when some edge is never reached."
+    bound, left, order = {start}, dict(edges), []
+    while left:
+        eid = next((e for e, qe in left.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
+        if eid is None: return None
+        order.append((eid, left.pop(eid)))
+        bound |= {order[-1][1]['subject'], order[-1][1]['object']}
+    return order
 
 # %% ../../nbs/14_translator.server.ipynb #846db36a
-def _best_results(partials: list, max_results: int) -> list[tuple[dict, dict, float]]:
-    "One (node bindings, edge bindings, score) per distinct node binding, the best-scoring path, best first."
-    best = {}
-    for nb, eb in partials:
-        key, score = tuple(sorted(nb.items())), float(np.prod([e.score for e in eb.values()]))
-        if key not in best or score > best[key][2]: best[key] = (nb, eb, score)
-    return sorted(best.values(), key=lambda r: -r[2])[:max_results]
+@dataclass
+class QueryBudget:
+    "The most work one query may do: partial paths built and seconds (beyond either, the answer is truncated)."
+    max_partials: int = 100_000
+    seconds: float = 10.0
+
+    def exceeded(self, built: int, t_end: float) -> str|None:
+        "Why a search that built `built` partial paths and must end by `t_end` (monotonic) stops now, or None."
+        if built > self.max_partials: return f"over {self.max_partials} partial paths"
+        if time.monotonic() > t_end: return f"over {self.seconds:g} s"
+        return None
+
+# %% ../../nbs/14_translator.server.ipynb #e41230e0
+def _keep(out: list, seen: set, nb: dict, order: list, path: tuple):
+    "Append the complete `path` binding `nb` to `out` unless a result already binds the same nodes (`seen`)."
+    key = tuple(sorted(nb.items()))
+    if key in seen: return
+    seen.add(key)
+    out.append((nb, {eid: e for (eid, _), e in zip(order, path)}, float(np.prod([e.score for e in path]))))
+
+# %% ../../nbs/14_translator.server.ipynb #e034d3e4
+def _search(kg: KnowledgeGraph, order: list, nodes: dict, starts: list[dict], max_results: int, budget: QueryBudget,
+            stats: dict) -> list[tuple[dict, dict, float]]:
+    "Best-first search of the paths through `order` from `starts`, until `max_results` results or the budget ends."
+    n, m = len(order), max(1.0, kg.max_score)            # no edge multiplies a path's score by more than m
+    heap = [(-m ** n, (i,), 1.0, nb, ()) for i, nb in enumerate(starts)]
+    out, seen, t_end = [], set(), time.monotonic() + budget.seconds
+    stats.update(partials=len(heap), truncated=None)
+    while heap and len(out) < max_results and not stats['truncated']:
+        _, pos, p, nb, path = heapq.heappop(heap)
+        if len(path) == n:
+            _keep(out, seen, nb, order, path)
+            continue
+        rest = m ** (n - len(path) - 1)
+        for j, (b, e) in enumerate(_expand(kg, nb, order[len(path)][1], nodes)):
+            heapq.heappush(heap, (-p * e.score * rest, pos + (j,), p * e.score, b, path + (e,)))
+            stats['partials'] += 1
+        stats['truncated'] = budget.exceeded(stats['partials'], t_end)
+    return out
 
 # %% ../../nbs/14_translator.server.ipynb #8bd5644d
-def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) -> list[tuple[dict, dict, float]]:
-    "All results of `query_graph`: (node bindings, edge bindings, score), best first."
-    qnodes, edges = query_graph.get('nodes') or {}, dict(query_graph.get('edges') or {})
+def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500, budget: QueryBudget|None=None,
+                 stats: dict|None=None) -> list[tuple[dict, dict, float]]:
+    "The best `max_results` results of `query_graph`: (node bindings, edge bindings, score), best first."
+    qnodes, edges = query_graph.get('nodes') or {}, query_graph.get('edges') or {}
     start = next((q for q, n in qnodes.items() if n.get('ids')), None)
     if start is None:
         raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
+    if kg.min_score < 0: raise DataError("edge scores must be >= 0 to be searched", field='score', value=kg.min_score)
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
-    partials = _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))
-    return _best_results(_walk(kg, edges, nodes, partials), max_results)
+    order = _edge_order(edges, start)
+    starts = [nb for nb, _ in _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))]
+    stats = {} if stats is None else stats
+    return _search(kg, order or [], nodes, starts if order is not None else [], max_results, budget or QueryBudget(), stats)
 
 # %% ../../nbs/14_translator.server.ipynb #ce3c719e
 KNOWLEDGE = {'knowledge_level': 'prediction', 'agent_type': 'computational_model'}   # what a scored demo KG edge is
