@@ -25,12 +25,13 @@ from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'LOOPBACK',
-           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'QueryBudget',
-           'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers',
-           'find_paths', 'pathfinder_response', 'shaped_response', 'Faults', 'CallbackPolicy', 'callback_problem',
-           'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response', 'trapi_check',
-           'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body', 'make_app',
-           'post_callback', 'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+           'QUALIFIER_KEYS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match',
+           'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg',
+           'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults', 'CallbackPolicy',
+           'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response',
+           'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body',
+           'make_app', 'post_callback', 'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg',
+           'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -240,8 +241,9 @@ def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500, bu
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
     order = _edge_order(edges, start)
     starts = [nb for nb, _ in _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))]
+    if order is None: starts = []                       # some query edge is never reached: no results
     stats = {} if stats is None else stats
-    return _search(kg, order or [], nodes, starts if order is not None else [], max_results, budget or QueryBudget(), stats)
+    return _search(kg, order or [], nodes, starts, max_results, budget or QueryBudget(), stats)
 
 # %% ../../nbs/14_translator.server.ipynb #ce3c719e
 KNOWLEDGE = {'knowledge_level': 'prediction', 'agent_type': 'computational_model'}   # what a scored demo KG edge is
@@ -458,7 +460,8 @@ def _allowed_network(entry: str):
     try: return ipaddress.ip_network(entry, strict=False)
     except ValueError:
         if '/' in entry or ':' in entry:
-            raise ConfigError("not an address, CIDR network or host name", field='--callback-allow', value=entry) from None
+            why = "not an address, CIDR network or host name"
+            raise ConfigError(why, field='--callback-allow', value=entry) from None
         return None
 
 # %% ../../nbs/14_translator.server.ipynb #4f129622
@@ -640,6 +643,8 @@ def _strings(v: Any) -> bool:
     return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
 
 # %% ../../nbs/14_translator.server.ipynb #1e07e958
+QUALIFIER_KEYS = ('qualifier_type_id', 'qualifier_value')
+
 def _check_qualifiers(qc: Any, f: str):
     "Raise DataError naming the field when a qedge's `qualifier_constraints` (at `f`) are malformed."
     _need(qc is None or isinstance(qc, list), f, 'must be a list of {"qualifier_set": [...]} objects', qc)
@@ -648,7 +653,7 @@ def _check_qualifiers(qc: Any, f: str):
         qs = c.get('qualifier_set')
         _need(isinstance(qs, list), f"{f}[{i}].qualifier_set", 'must be a list of qualifiers', qs)
         for j, q in enumerate(qs):
-            ok = isinstance(q, dict) and all(isinstance(q.get(k), str) for k in ('qualifier_type_id', 'qualifier_value'))
+            ok = isinstance(q, dict) and all(isinstance(q.get(k), str) for k in QUALIFIER_KEYS)
             _need(ok, f"{f}[{i}].qualifier_set[{j}]", 'must be {"qualifier_type_id": str, "qualifier_value": str}', q)
 
 # %% ../../nbs/14_translator.server.ipynb #d25bbf64
@@ -885,7 +890,7 @@ def make_app(state: ServerState):
 
 # %% ../../nbs/14_translator.server.ipynb #c9d2961f
 def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, timeout: tuple) -> tuple[int|None, int]:
-    "POST `response` to `url` (re-checked, no redirects, no proxies), retrying once on failure: (HTTP status, attempts)."
+    "POST `response` to `url` (re-checked; no redirects or proxies), retrying on failure: (HTTP status, attempts)."
     import requests
     with requests.Session() as s:
         s.trust_env = False
