@@ -69,7 +69,7 @@ MALFORMED = [
 def server():
     kg = KnowledgeGraph([KGEdge('t1', 'CHEBI:1', 'biolink:treats', 'MONDO:1', 0.9), KGEdge('t2', 'NCBIGene:2', 'biolink:treats', 'MONDO:1', 0.8)],
                         {'CHEBI:1': ['biolink:SmallMolecule'], 'NCBIGene:2': ['biolink:Gene'], 'MONDO:1': ['biolink:Disease']})
-    with ReferenceServer(kg, max_jobs=20, job_ttl=600, async_delay=0.0, ars_delay=0.0) as srv: yield srv
+    with ReferenceServer(kg, max_jobs=20, job_ttl=600, async_delay=0.0, ars_delay=0.0, enable_faults=True) as srv: yield srv
 
 
 @pytest.mark.parametrize('path,body,field', MALFORMED, ids=[f"{i}{p}" for i, (p, _, _) in enumerate(MALFORMED)])

@@ -17,8 +17,8 @@ from .queries import build_queries, queries_jsonl
 
 # %% auto #0
 __all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_cmd', 'queries_cmd', 'fetch_cmd',
-           'score_cmd', 'check_results', 'evaluate_cmd', 'check_port_free', 'serve_cmd', 'run_cmd', 'tests_list_cmd',
-           'tests_run_cmd', 'tests_serve_cmd']
+           'score_cmd', 'check_results', 'evaluate_cmd', 'check_port_free', 'callback_allow_for', 'serve_cmd',
+           'run_cmd', 'tests_list_cmd', 'tests_run_cmd', 'tests_serve_cmd']
 
 # %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -336,7 +336,24 @@ _FailKindOpt = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeou
 _RetryAfterOpt = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503.")
 _HangOpt = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering.")
 
+# %% ../../nbs/19_translator.cli.ipynb #84325bf7
+def callback_allow_for(host: str, allow: Optional[list[str]]) -> list[str]:
+    "The callback allow-list of a server bound to `host`: loopback added when the server itself is loopback-only."
+    import ipaddress
+    try: loopback = host == 'localhost' or ipaddress.ip_address(host).is_loopback
+    except ValueError: loopback = False
+    return [*(allow or ()), *(('127.0.0.0/8', '::1') if loopback else ())]
+
 # %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
+_CallbackAllowOpt = typer.Option(None, '--callback-allow', help="Host, address or CIDR network async callbacks may go to "
+                                 "although not public, e.g. 127.0.0.1 (repeatable; default: public addresses only).")
+_PrivateCallbacksOpt = typer.Option(False, '--allow-private-callbacks',
+                                    help="Allow callbacks to any address: loopback, private, link-local (trusted networks).")
+_EnableFaultsOpt = typer.Option(False, '--enable-faults', help="Serve POST /benchnb/faults (whoever reaches the server "
+                                "can then make it fail or hang).")
+_QuerySecondsOpt = typer.Option(10.0, '--query-seconds', min=0.01, help="Search time of one query; past it the answer "
+                                "is truncated (logged).")
+
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
 def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
            error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
@@ -344,18 +361,22 @@ def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _Po
            fail_first: int = _FailFirstOpt, fail_kind: str = _FailKindOpt, retry_after: float = _RetryAfterOpt,
            hang: float = _HangOpt, max_results: int = _MaxResultsOpt, trapi_version: str = _TrapiVersionOpt,
            seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt, max_body: int = _MaxBodyOpt,
-           max_jobs: int = _MaxJobsOpt, job_ttl: float = _JobTtlOpt):
+           max_jobs: int = _MaxJobsOpt, job_ttl: float = _JobTtlOpt,
+           callback_allow: Optional[list[str]] = _CallbackAllowOpt, allow_private_callbacks: bool = _PrivateCallbacksOpt,
+           enable_faults: bool = _EnableFaultsOpt, query_seconds: float = _QuerySecondsOpt):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
-    import uvicorn
-    from benchnb.translator.server import Faults, KnowledgeGraph, ServerState, demo_kg, make_app
+    from benchnb.translator.server import (CallbackPolicy, Faults, KnowledgeGraph, QueryBudget, ServerState, demo_kg,
+                                           serve)
     faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate=timeout_rate, garbage_rate=garbage_rate,
                     fail_first=fail_first, fail_kind=fail_kind, retry_after=retry_after, hang=hang, seed=seed,
                     min_timeout=min_timeout)
     state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version,
-                        max_jobs=max_jobs, job_ttl=job_ttl, max_body=max_body)
+                        max_jobs=max_jobs, job_ttl=job_ttl, max_body=max_body, enable_faults=enable_faults,
+                        callback_policy=CallbackPolicy(callback_allow_for(host, callback_allow), allow_private_callbacks),
+                        budget=QueryBudget(seconds=query_seconds))
     check_port_free(host, port)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
-    uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
+    serve(state, host, port)
 
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",

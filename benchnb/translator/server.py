@@ -4,28 +4,33 @@
 
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
-import asyncio, collections, copy, csv, datetime, hashlib, io, json, math, os, random, threading, time, uuid
+import asyncio, collections, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue, random, socket
+import threading, time, uuid
+import concurrent.futures as cf
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastcore.basics import patch
+from starlette.requests import ClientDisconnect
 
-from ..core import DataError, get_logger, resource_path
+from ..core import ConfigError, DataError, get_logger, resource_path
 from ..runs import write_text
 from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS',
-           'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match', 'answer_query',
-           'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg', 'with_qualifiers', 'find_paths',
-           'pathfinder_response', 'shaped_response', 'Faults', 'BoundedStore', 'query_key', 'ServerState',
-           'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2',
-           'as_trapi15', 'read_body', 'make_app', 'post_callback', 'ars_merged', 'ReferenceServer', 'build_demo_kg',
+__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'LOOPBACK',
+           'QUALIFIER_KEYS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match',
+           'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg',
+           'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults', 'CallbackPolicy',
+           'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response',
+           'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body',
+           'make_app', 'post_callback', 'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg',
            'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
@@ -53,6 +58,8 @@ class KnowledgeGraph:
         for e in self.edges:
             self.by_subject[e.subject].append(e)
             self.by_object[e.object].append(e)
+        scores = [e.score for e in self.edges]
+        self.max_score, self.min_score = max(scores, default=1.0), min(scores, default=1.0)   # the search's bound
 
     def __repr__(self):
         n_nodes = len(set(self.by_subject) | set(self.by_object))
@@ -66,6 +73,8 @@ def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
     try: score = float(r.get('score') or 1.0)
     except ValueError:
         raise DataError("score is not a number", file=path, field=f"line {i+2}", value=r.get('score')) from None
+    if not (math.isfinite(score) and score >= 0):    # a path scores the product of its edges: see the search below
+        raise DataError("score must be a finite number >= 0", file=path, field=f"line {i+2}", value=r.get('score'))
     eid = r.get('id') or f"e{i}"
     if eid in ids:
         why = "edge id used twice (edge bindings would be ambiguous)"
@@ -169,35 +178,72 @@ def _start_partials(kg: KnowledgeGraph, start: str, ids: list, qnode: dict, has_
     return [({start: c}, {}) for c in dict.fromkeys(ids) if known(c) and _node_ok(kg, qnode, c)]
 
 # %% ../../nbs/14_translator.server.ipynb #e479866d
-def _walk(kg: KnowledgeGraph, edges: dict, nodes: dict, partials: list) -> list[tuple[dict, dict]]:
-    "`partials` extended through every query edge of `edges` (consumed); [] when some edge is never reached."
-    while edges and partials:
-        bound = partials[0][0]
-        eid = next((e for e, qe in edges.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
-        if eid is None: break
-        qe = edges.pop(eid)
-        partials = [(b, {**eb, eid: e}) for nb, eb in partials for b, e in _expand(kg, nb, qe, nodes)]
-    return [] if edges else partials
+def _edge_order(edges: dict, start: str) -> list[tuple[str, dict]]|None:
+    "The query edges (id, qedge) in walk order from qnode `start`; None when some edge is never reached."
+    bound, left, order = {start}, dict(edges), []
+    while left:
+        eid = next((e for e, qe in left.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
+        if eid is None: return None
+        order.append((eid, left.pop(eid)))
+        bound |= {order[-1][1]['subject'], order[-1][1]['object']}
+    return order
 
 # %% ../../nbs/14_translator.server.ipynb #846db36a
-def _best_results(partials: list, max_results: int) -> list[tuple[dict, dict, float]]:
-    "One (node bindings, edge bindings, score) per distinct node binding, the best-scoring path, best first."
-    best = {}
-    for nb, eb in partials:
-        key, score = tuple(sorted(nb.items())), float(np.prod([e.score for e in eb.values()]))
-        if key not in best or score > best[key][2]: best[key] = (nb, eb, score)
-    return sorted(best.values(), key=lambda r: -r[2])[:max_results]
+@dataclass
+class QueryBudget:
+    "The most work one query may do: partial paths built and seconds (beyond either, the answer is truncated)."
+    max_partials: int = 100_000
+    seconds: float = 10.0
+
+    def exceeded(self, built: int, t_end: float) -> str|None:
+        "Why a search that built `built` partial paths and must end by `t_end` (monotonic) stops now, or None."
+        if built > self.max_partials: return f"over {self.max_partials} partial paths"
+        if time.monotonic() > t_end: return f"over {self.seconds:g} s"
+        return None
+
+# %% ../../nbs/14_translator.server.ipynb #e41230e0
+def _keep(out: list, seen: set, nb: dict, order: list, path: tuple):
+    "Append the complete `path` binding `nb` to `out` unless a result already binds the same nodes (`seen`)."
+    key = tuple(sorted(nb.items()))
+    if key in seen: return
+    seen.add(key)
+    out.append((nb, {eid: e for (eid, _), e in zip(order, path)}, float(np.prod([e.score for e in path]))))
+
+# %% ../../nbs/14_translator.server.ipynb #e034d3e4
+def _search(kg: KnowledgeGraph, order: list, nodes: dict, starts: list[dict], max_results: int, budget: QueryBudget,
+            stats: dict) -> list[tuple[dict, dict, float]]:
+    "Best-first search of the paths through `order` from `starts`, until `max_results` results or the budget ends."
+    n, m = len(order), max(1.0, kg.max_score)            # no edge multiplies a path's score by more than m
+    heap = [(-m ** n, (i,), 1.0, nb, ()) for i, nb in enumerate(starts)]
+    out, seen, t_end = [], set(), time.monotonic() + budget.seconds
+    stats.update(partials=len(heap), truncated=None)
+    while heap and len(out) < max_results and not stats['truncated']:
+        _, pos, p, nb, path = heapq.heappop(heap)
+        if len(path) == n:
+            _keep(out, seen, nb, order, path)
+            continue
+        rest = m ** (n - len(path) - 1)
+        for j, (b, e) in enumerate(_expand(kg, nb, order[len(path)][1], nodes)):
+            heapq.heappush(heap, (-p * e.score * rest, pos + (j,), p * e.score, b, path + (e,)))
+            stats['partials'] += 1
+        stats['truncated'] = budget.exceeded(stats['partials'], t_end)
+    return out
 
 # %% ../../nbs/14_translator.server.ipynb #8bd5644d
-def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500) -> list[tuple[dict, dict, float]]:
-    "All results of `query_graph`: (node bindings, edge bindings, score), best first."
-    qnodes, edges = query_graph.get('nodes') or {}, dict(query_graph.get('edges') or {})
+def answer_query(kg: KnowledgeGraph, query_graph: dict, max_results: int=500, budget: QueryBudget|None=None,
+                 stats: dict|None=None) -> list[tuple[dict, dict, float]]:
+    "The best `max_results` results of `query_graph`: (node bindings, edge bindings, score), best first."
+    qnodes, edges = query_graph.get('nodes') or {}, query_graph.get('edges') or {}
     start = next((q for q, n in qnodes.items() if n.get('ids')), None)
     if start is None:
         raise DataError("the query graph has no pinned node (a qnode with ids)", field='query_graph.nodes')
+    if kg.min_score < 0: raise DataError("edge scores must be >= 0 to be searched", field='score', value=kg.min_score)
     nodes = {q: {**n, 'ids': frozenset(n['ids'])} if n.get('ids') else n for q, n in qnodes.items()}   # O(1) id tests
-    partials = _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))
-    return _best_results(_walk(kg, edges, nodes, partials), max_results)
+    order = _edge_order(edges, start)
+    starts = [nb for nb, _ in _start_partials(kg, start, qnodes[start]['ids'], nodes[start], bool(edges))]
+    if order is None: starts = []                       # some query edge is never reached: no results
+    stats = {} if stats is None else stats
+    return _search(kg, order or [], nodes, starts, max_results, budget or QueryBudget(), stats)
 
 # %% ../../nbs/14_translator.server.ipynb #ce3c719e
 KNOWLEDGE = {'knowledge_level': 'prediction', 'agent_type': 'computational_model'}   # what a scored demo KG edge is
@@ -237,21 +283,30 @@ def _result(nb: dict, eb: dict, score: float, v2: bool, scored: bool) -> dict:
     if scored: analysis['score'] = round(score, 6)
     return {'node_bindings': {q: _bind(c, v2) for q, c in nb.items()}, 'analyses': [analysis]}
 
+# %% ../../nbs/14_translator.server.ipynb #7b4c9eed
+def _summary(n: int, stats: dict, v2: bool) -> tuple[str, list]:
+    "The description and logs of an answer of `n` results (`stats`: the search's; a truncated search says so)."
+    said = f"{n} results"
+    if not stats.get('truncated'): return said, [_log(said)] if v2 else []
+    said += f" (search stopped, {stats['truncated']}: the best found until then)"
+    log.warning("truncated answer: %s, after %d partial paths", said, stats['partials'])
+    return said, [_log(said, 'WARNING')]
+
 # %% ../../nbs/14_translator.server.ipynb #21eabc5a
 def trapi_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
-                   scored: bool|None=None) -> dict:
+                   scored: bool|None=None, budget: QueryBudget|None=None) -> dict:
     "A TRAPI Response to `query` (a TRAPI Query dict); 2.0 shapes (`{ids}` bindings, edge properties, logs) when asked."
     qg, v2 = (query.get('message') or {}).get('query_graph') or {}, trapi_version.startswith('2')
     ops = _workflow_ops(query)
     scored = ('score' in ops or not ops) if scored is None else scored
-    results, knodes, kedges = [], {}, {}
-    for nb, eb, score in answer_query(kg, qg, max_results):
+    results, knodes, kedges, stats = [], {}, {}, {}
+    for nb, eb, score in answer_query(kg, qg, max_results, budget, stats):
         results.append(_result(nb, eb, score, v2, scored))
         for c in nb.values(): knodes.setdefault(c, _knode(kg, c))
         for e in eb.values(): kedges[e.id] = _kg_edge(e, v2)
     msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'results': results}
-    said = f"{len(results)} results"
-    return {'message': msg, 'status': 'Success', 'description': said, 'logs': [_log(said)] if v2 else [],
+    said, logs = _summary(len(results), stats, v2)
+    return {'message': msg, 'status': 'Success', 'description': said, 'logs': logs,
             'schema_version': trapi_version, 'biolink_version': BIOLINK_VERSION}
 
 # %% ../../nbs/14_translator.server.ipynb #f9537f08
@@ -351,12 +406,14 @@ def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, t
             'schema_version': trapi_version}
 
 # %% ../../nbs/14_translator.server.ipynb #aa886910
-def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict|None:
+def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
+                    budget: QueryBudget|None=None) -> dict|None:
     "The answer to a pathfinder or qualifier-constrained query; None for the shapes `trapi_response` answers."
     qg = (query.get('message') or {}).get('query_graph') or {}
     if qg.get('paths'): return pathfinder_response(kg, query, max_results, trapi_version)
     sub = constrained_kg(kg, qg)
-    return None if sub is None else with_qualifiers(trapi_response(sub, query, max_results, trapi_version), sub)
+    if sub is None: return None
+    return with_qualifiers(trapi_response(sub, query, max_results, trapi_version, budget=budget), sub)
 
 # %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
 FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
@@ -395,6 +452,75 @@ def pick(self: Faults, rng: random.Random, nth: int) -> str|None:
         if rate and rng.random() < rate: return kind
     return None
 
+# %% ../../nbs/14_translator.server.ipynb #4720666b
+LOOPBACK = ('127.0.0.0/8', '::1')
+
+def _allowed_network(entry: str):
+    "The network an allow-list entry names; None for a host name (ConfigError when it is neither)."
+    try: return ipaddress.ip_network(entry, strict=False)
+    except ValueError:
+        if '/' in entry or ':' in entry:
+            why = "not an address, CIDR network or host name"
+            raise ConfigError(why, field='--callback-allow', value=entry) from None
+        return None
+
+# %% ../../nbs/14_translator.server.ipynb #4f129622
+@dataclass
+class CallbackPolicy:
+    "Where async callbacks may go besides public addresses: the hosts, addresses, networks in `allow`; or anywhere."
+    allow: Sequence[str] = ()
+    allow_private: bool = False
+    resolve: Any = socket.getaddrinfo          # DNS (replaceable in tests)
+
+    def __post_init__(self):
+        nets = {a: _allowed_network(a) for a in self.allow}
+        self.networks, self.names = [n for n in nets.values() if n], {a.lower() for a, n in nets.items() if not n}
+
+    def address_ok(self, address: str) -> bool:
+        "Whether a callback may go to `address`: a public one, or one the operator allowed."
+        a = ipaddress.ip_address(address.split('%')[0])
+        a = (a.ipv4_mapped or a) if a.version == 6 else a
+        return self.allow_private or any(a in n for n in self.networks) or (a.is_global and not a.is_multicast)
+
+# %% ../../nbs/14_translator.server.ipynb #a8ead83c
+def callback_problem(url: Any, policy: CallbackPolicy) -> str|None:
+    "Why the server may not POST a callback to `url` (None: it may)."
+    if not isinstance(url, str): return 'must be a URL string'
+    try: u, port = urlsplit(url), urlsplit(url).port
+    except ValueError: return 'is not a valid URL'
+    if u.scheme not in ('http', 'https') or not u.hostname: return 'must be an http(s) URL with a host'
+    if policy.allow_private or u.hostname in policy.names: return None
+    try: infos = policy.resolve(u.hostname, port or 80, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError, ValueError): return f"host {u.hostname} does not resolve"
+    bad = sorted({i[4][0] for i in infos if not policy.address_ok(i[4][0])})
+    if bad: return f"resolves to {', '.join(bad)}, not a public address (the operator may allow it: --callback-allow)"
+    return None
+
+# %% ../../nbs/14_translator.server.ipynb #75dbaddc
+class CallbackPool:
+    "`workers` daemon threads running the callables queued by `submit` (at most `queue_size` waiting)."
+    def __init__(self, workers: int=4, queue_size: int=64):
+        self.workers, self.tasks, self.threads, self.lock = workers, queue.Queue(queue_size), [], threading.Lock()
+
+    def submit(self, fn) -> cf.Future|None:
+        "Queue `fn`; its Future, or None when the queue is full."
+        with self.lock:
+            if not self.threads:                # started on first use: most servers never call back
+                self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
+                                for _ in range(self.workers)]
+                for t in self.threads: t.start()
+        fut = cf.Future()
+        try: self.tasks.put_nowait((fut, fn))
+        except queue.Full: return None
+        return fut
+
+    def _work(self):
+        while True:
+            fut, fn = self.tasks.get()
+            if not fut.set_running_or_notify_cancel(): continue
+            try: fut.set_result(fn())
+            except BaseException as e: fut.set_exception(e)
+
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
 class BoundedStore(collections.OrderedDict):
     "A dict that keeps at most `cap` entries, none older than `ttl` seconds (insertion time)."
@@ -432,7 +558,9 @@ class ServerState:
     "Everything the reference server knows and counts (job stores and logs bounded)."
     def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
                  async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False,
-                 max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000):
+                 max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000,
+                 callback_policy: CallbackPolicy|None=None, callback_workers: int=4, enable_faults: bool=False,
+                 budget: QueryBudget|None=None, body_timeout: float=30.0):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
         self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
         self.async_callback, self.async_interim = async_callback, async_interim
@@ -441,6 +569,10 @@ class ServerState:
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
         self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # 4 ARS msgs/submit
         self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
+        self.callback_policy, self.callback_pool = callback_policy or CallbackPolicy(), CallbackPool(callback_workers)
+        self.callback_timeout = (5.0, 10.0)          # seconds to connect, and to wait for the reply
+        self.enable_faults, self.budget, self.body_timeout = enable_faults, budget or QueryBudget(), body_timeout
+        self.stopping = asyncio.Event()              # set as the server shuts down: hung requests end at once
 
 # %% ../../nbs/14_translator.server.ipynb #1327f184
 @patch
@@ -477,9 +609,10 @@ async def fault_response(state: ServerState, fault: str|None):
     f = state.faults
     if f.latency: await asyncio.sleep(f.latency)
     if fault is None: return None
-    if fault == 'timeout':
-        await asyncio.sleep(f.hang)
-        return JSONResponse({'detail': 'too late'}, status_code=504)
+    if fault == 'timeout':                   # hang, unless the server shuts down meanwhile
+        try: await asyncio.wait_for(state.stopping.wait(), f.hang)
+        except asyncio.TimeoutError: return JSONResponse({'detail': 'too late'}, status_code=504)
+        return JSONResponse({'detail': 'server shutting down'}, status_code=503)
     if fault == 'garbage': return Response(b'{"message": {"results": [ <html>oops', media_type='application/json')
     headers = {'Retry-After': f"{f.retry_after:g}"} if fault in ('429', '503') else {}
     return JSONResponse({'detail': f"injected fault {fault}"}, status_code=int(fault), headers=headers)
@@ -509,6 +642,20 @@ def _strings(v: Any) -> bool:
     "Whether `v` is absent or a list of strings."
     return v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v))
 
+# %% ../../nbs/14_translator.server.ipynb #1e07e958
+QUALIFIER_KEYS = ('qualifier_type_id', 'qualifier_value')
+
+def _check_qualifiers(qc: Any, f: str):
+    "Raise DataError naming the field when a qedge's `qualifier_constraints` (at `f`) are malformed."
+    _need(qc is None or isinstance(qc, list), f, 'must be a list of {"qualifier_set": [...]} objects', qc)
+    for i, c in enumerate(qc or []):
+        _need(isinstance(c, dict), f"{f}[{i}]", 'must be an object with a qualifier_set', c)
+        qs = c.get('qualifier_set')
+        _need(isinstance(qs, list), f"{f}[{i}].qualifier_set", 'must be a list of qualifiers', qs)
+        for j, q in enumerate(qs):
+            ok = isinstance(q, dict) and all(isinstance(q.get(k), str) for k in QUALIFIER_KEYS)
+            _need(ok, f"{f}[{i}].qualifier_set[{j}]", 'must be {"qualifier_type_id": str, "qualifier_value": str}', q)
+
 # %% ../../nbs/14_translator.server.ipynb #d25bbf64
 def _check_qedges(edges: Any, nodes: dict, f: str):
     "Raise DataError naming the field when `edges` (the qedges or paths at `f`) are malformed."
@@ -521,6 +668,7 @@ def _check_qedges(edges: Any, nodes: dict, f: str):
         preds, pred = qe.get('predicates'), qe.get('predicate')
         _need(_strings(preds), f"{f}.{e}.predicates", 'must be a list of strings', preds)
         _need(pred is None or isinstance(pred, str), f"{f}.{e}.predicate", 'must be a string', pred)
+        _check_qualifiers(qe.get('qualifier_constraints'), f"{f}.{e}.qualifier_constraints")
 
 # %% ../../nbs/14_translator.server.ipynb #a2304289
 def _check_qnode(n: Any, f: str):
@@ -553,6 +701,14 @@ def _check_results(results: Any, f: str='message.results'):
         ok = isinstance(an, list) and all(isinstance(a, dict) for a in an)
         _need(ok, f"{f}[{j}].analyses", 'must be a list of objects', an)
 
+# %% ../../nbs/14_translator.server.ipynb #8f510725
+def _check_parameters(p: Any):
+    "Raise DataError naming the field when a Query's `parameters` (TRAPI 2.0) are malformed."
+    _need(p is None or isinstance(p, dict), 'parameters', 'must be an object', p)
+    t = (p or {}).get('timeout')
+    ok = t is None or (isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) and t > 0)
+    _need(ok, 'parameters.timeout', 'must be a positive number of seconds', t)
+
 # %% ../../nbs/14_translator.server.ipynb #dbd8ecbd
 def check_query(body: Any, kind: str='query') -> dict:
     "`body` if it is a TRAPI Query the server can answer (`kind`: query, async, ars); else DataError naming the field."
@@ -564,6 +720,7 @@ def check_query(body: Any, kind: str='query') -> dict:
     ok_wf = wf is None or (isinstance(wf, list)
                            and all(isinstance(o, dict) and isinstance(o.get('id'), str) for o in wf))
     _need(ok_wf, 'workflow', 'must be a list of {"id": operation} objects', wf)
+    _check_parameters(body.get('parameters'))
     check_query_graph(msg.get('query_graph'))
     ops = [o['id'] for o in wf or []]
     if 'score' in ops and 'lookup' not in ops: _check_results(msg.get('results'))
@@ -613,7 +770,7 @@ def as_trapi15(resp: dict) -> dict:
 # %% ../../nbs/14_translator.server.ipynb #3bf76c9b
 def _rescore(state: ServerState, body: dict) -> dict:
     "The score-only workflow step: the results of `body` with each analysis scored as the KG scores its bindings."
-    resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True)
+    resp = trapi_response(state.kg, body, state.max_results, state.trapi_version, scored=True, budget=state.budget)
     key = lambda bindings: json.dumps(bindings, sort_keys=True)
     scores = {key(r['node_bindings']): r['analyses'][0]['score'] for r in resp['message']['results']}
     msg = copy.deepcopy(body.get('message') or {})
@@ -623,19 +780,30 @@ def _rescore(state: ServerState, body: dict) -> dict:
 
 # %% ../../nbs/14_translator.server.ipynb #e0ecae78
 def _answer(state: ServerState, body: dict) -> dict:
-    "The answer to a checked query body, in the shape of the server's TRAPI version."
-    ops = _workflow_ops(body)
-    v2 = state.trapi_version.startswith('2')
+    "The answer to a checked query body, in the shape of the server's TRAPI version (within the state's budget)."
+    ops, v, b = _workflow_ops(body), state.trapi_version, state.budget
     if ops and 'lookup' not in ops and 'score' in ops: out = _rescore(state, body)   # score-only step
-    else: out = (shaped_response(state.kg, body, state.max_results, state.trapi_version)   # Test Harness shapes
-                 or trapi_response(state.kg, body, state.max_results, state.trapi_version))
-    return as_trapi2(out) if v2 else as_trapi15(out)
+    else: out = (shaped_response(state.kg, body, state.max_results, v, b)   # Test Harness shapes
+                 or trapi_response(state.kg, body, state.max_results, v, budget=b))
+    return as_trapi2(out) if v.startswith('2') else as_trapi15(out)
 
 # %% ../../nbs/14_translator.server.ipynb #ce818fbc
-async def read_body(request: Request, limit: int) -> bytes:
+async def _body_chunks(request: Request, timeout: float):
+    "The chunks of a request body: 408 when none comes for `timeout` s, 400 when the client leaves mid-body."
+    stream = request.stream()
+    while True:
+        try: chunk = await asyncio.wait_for(anext(stream, None), timeout)
+        except asyncio.TimeoutError: raise HTTPException(408, f"no request body data for {timeout:g} s") from None
+        except ClientDisconnect:
+            log.info("client %s disconnected before its request body ended", request.client)
+            raise HTTPException(400, 'client disconnected before the body ended') from None
+        if chunk is None: return
+        yield chunk
+
+async def read_body(request: Request, limit: int, timeout: float=30.0) -> bytes:
     "The request body, or 413 when it is larger than `limit` bytes (the rest is drained, not kept)."
     size, chunks = 0, []
-    async for chunk in request.stream():
+    async for chunk in _body_chunks(request, timeout):
         size += len(chunk)
         if size <= limit: chunks.append(chunk)
     if size > limit:
@@ -690,7 +858,7 @@ async def _refused(state: ServerState, body: dict, key: str):
 
 # %% ../../nbs/14_translator.server.ipynb #3f9eec91
 def _add_query_routes(app, state: ServerState, body_of):
-    "`POST /query`, `GET /meta_knowledge_graph`, `GET /benchnb/stats` and `POST /benchnb/faults`."
+    "`POST /query`, `GET /meta_knowledge_graph`, `GET /benchnb/stats` and (`enable_faults`) `POST /benchnb/faults`."
     @app.post('/query')
     async def query(request: Request):
         body, key = await body_of(request)
@@ -703,8 +871,10 @@ def _add_query_routes(app, state: ServerState, body_of):
     @app.get('/benchnb/stats')
     async def stats(): return state.stats()
 
-    @app.post('/benchnb/faults')
-    async def set_faults(request: Request): return _set_faults(state, await read_body(request, state.max_body))
+    if state.enable_faults:
+        @app.post('/benchnb/faults')
+        async def set_faults(request: Request):
+            return _set_faults(state, await read_body(request, state.max_body, state.body_timeout))
 
 # %% ../../nbs/14_translator.server.ipynb #0b2bf1ce
 def make_app(state: ServerState):
@@ -713,22 +883,36 @@ def make_app(state: ServerState):
     app.state.benchnb = state
 
     async def body_of(request: Request, kind: str='query') -> tuple[dict, str]:
-        return await asyncio.to_thread(_parse, await read_body(request, state.max_body), kind)
+        return await asyncio.to_thread(_parse, await read_body(request, state.max_body, state.body_timeout), kind)
 
     for add_routes in (_add_query_routes, _add_async_routes, _add_ars_routes): add_routes(app, state, body_of)
     return app
 
 # %% ../../nbs/14_translator.server.ipynb #c9d2961f
-async def post_callback(state: ServerState, job_id: str, url: str, response: dict, attempts: int=2) -> int|None:
-    "POST `response` to a TRAPI callback URL, retrying once on failure; record the outcome in `state.callbacks`."
+def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, timeout: tuple) -> tuple[int|None, int]:
+    "POST `response` to `url` (re-checked; no redirects or proxies), retrying on failure: (HTTP status, attempts)."
     import requests
-    for i in range(1, attempts + 1):
-        try: code = (await asyncio.to_thread(requests.post, url, json=response, timeout=10)).status_code
-        except requests.RequestException: code = None
-        if code is not None and code < 500: break
-        if i < attempts: await asyncio.sleep(0.05)
-    outcome = {'job_id': job_id, 'status': response.get('status'), 'http_status': code, 'attempts': i}
-    state.remember(state.callbacks, outcome)
+    with requests.Session() as s:
+        s.trust_env = False
+        for i in range(1, attempts + 1):
+            if why := callback_problem(url, policy):           # the name may resolve elsewhere by now
+                log.warning("callback to %r not sent: %s", url, why)
+                return None, i
+            try: code = s.post(url, json=response, timeout=timeout, allow_redirects=False).status_code
+            except requests.RequestException: code = None
+            if code is not None and code < 500: break
+            if i < attempts: time.sleep(0.05)
+    return code, i
+
+# %% ../../nbs/14_translator.server.ipynb #ae1101d8
+async def post_callback(state: ServerState, job_id: str, url: str, response: dict, attempts: int=2) -> int|None:
+    "POST `response` to a TRAPI callback URL from the callback pool; record the outcome in `state.callbacks`."
+    deliver = lambda: _deliver(state.callback_policy, url, response, attempts, state.callback_timeout)
+    fut = state.callback_pool.submit(deliver)
+    if fut is None: log.warning("callback queue full: the callback of job %s is dropped", job_id)
+    code, tried = await asyncio.wrap_future(fut) if fut else (None, 0)
+    state.remember(state.callbacks, {'job_id': job_id, 'status': response.get('status'), 'http_status': code,
+                                     'attempts': tried})
     return code
 
 # %% ../../nbs/14_translator.server.ipynb #4cbbc0d1
@@ -767,11 +951,19 @@ def _job_response(state: ServerState, job_id: str) -> dict:
     return job['response']
 
 # %% ../../nbs/14_translator.server.ipynb #0ec150a3
+async def _check_callback(state: ServerState, url: str):
+    "400 naming `callback` when the state's callback policy refuses `url` (and the server calls back at all)."
+    if not state.async_callback: return
+    if why := await asyncio.to_thread(callback_problem, url, state.callback_policy):
+        log.info("async query refused: callback %r %s", url, why)
+        raise HTTPException(400, str(DataError(why, field='callback', value=url)))
+
 def _add_async_routes(app, state: ServerState, body_of):
     "`POST /asyncquery`, `GET /asyncquery_status/{job_id}` and `GET /asyncquery_response/{job_id}`."
     @app.post('/asyncquery')
     async def asyncquery(request: Request):
         body, key = await body_of(request, 'async')
+        await _check_callback(state, body['callback'])
         if (r := await _refused(state, body, key)) is not None: return r
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
@@ -839,6 +1031,51 @@ def _add_ars_routes(app, state: ServerState, body_of):
     @app.get('/ars/api/messages/{pk}')
     async def messages(pk: str, trace: str|None=None): return _ars_message(state, pk)
 
+# %% ../../nbs/14_translator.server.ipynb #d711921f
+def _guarded_h11(state: ServerState, header_timeout: float):
+    "uvicorn's h11 protocol, closing connections whose request headers take over `header_timeout` s; sets `stopping`."
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    class GuardedH11(H11Protocol):
+        timer = None
+        def connection_made(self, transport):
+            super().connection_made(transport)
+            self.timer = self.loop.call_later(header_timeout, self.expire)
+        def data_received(self, data):
+            if self.timer is None and self.conn.their_state is h11.IDLE:    # a new request begins
+                self.timer = self.loop.call_later(header_timeout, self.expire)
+            super().data_received(data)
+            if self.timer is not None and self.conn.their_state is not h11.IDLE: self.disarm()
+        def disarm(self):
+            if self.timer is not None: self.timer.cancel()
+            self.timer = None
+        def expire(self):
+            self.timer = None
+            if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
+                log.info("closed a connection with no complete request headers after %g s", header_timeout)
+                self.transport.close()
+        def connection_lost(self, exc):
+            self.disarm()
+            super().connection_lost(exc)
+        def shutdown(self):
+            state.stopping.set()
+            super().shutdown()
+    return GuardedH11
+
+# %% ../../nbs/14_translator.server.ipynb #e30c461b
+def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header_timeout: float=10.0):
+    "The uvicorn settings of the reference server: the guarded h11 protocol, keep-alive 5 s, shutdown within 3 s."
+    import uvicorn
+    state.stopping = asyncio.Event()            # fresh for this server's event loop
+    return uvicorn.Config(make_app(state), host=host, port=port, http=_guarded_h11(state, header_timeout),
+                          timeout_keep_alive=5, timeout_graceful_shutdown=3, log_level='warning', lifespan='off',
+                          access_log=False)
+
+def serve(state: ServerState, host: str='127.0.0.1', port: int=8000):
+    "Run the reference server in the foreground until SIGINT or SIGTERM (`benchnb translator serve`)."
+    import uvicorn
+    uvicorn.Server(server_config(state, host, port)).run()
+
 # %% ../../nbs/14_translator.server.ipynb #44f9c948
 def _wait_started(server, thread: threading.Thread, port: int, timeout: float=20):
     "Wait until the uvicorn `server` running in `thread` listens; DataError when the thread dies or `timeout` passes."
@@ -853,6 +1090,7 @@ class ReferenceServer:
     "The reference TRAPI target running in a background thread (a context manager)."
     def __init__(self, kg: KnowledgeGraph|None=None, faults: Faults|None=None, host: str='127.0.0.1', port: int=0,
                  **state_kw):
+        state_kw.setdefault('callback_policy', CallbackPolicy(LOOPBACK))
         self.state = ServerState(kg if kg is not None else demo_kg(), faults, **state_kw)
         self.host, self.port, self._server, self._thread = host, port, None, None
 
@@ -870,9 +1108,7 @@ class ReferenceServer:
 def start(self: ReferenceServer) -> ReferenceServer:
     "Run the server in a daemon thread; return once it listens."
     import uvicorn
-    cfg = uvicorn.Config(make_app(self.state), host=self.host, port=self.port, log_level='warning', lifespan='off',
-                         access_log=False)
-    self._server = uvicorn.Server(cfg)
+    self._server = uvicorn.Server(server_config(self.state, self.host, self.port))
     self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
     self._thread.start()
     _wait_started(self._server, self._thread, self.port)
