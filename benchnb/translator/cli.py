@@ -530,15 +530,15 @@ def tests_serve_cmd(suites: list[str] = _SuitesArg, host: str = typer.Option('12
                  port: int = typer.Option(8000, '--port'), accuracy: float = _AccuracyOpt,
                  seed: int = typer.Option(0, '--seed'), latency: float = _LatencyOpt, tests: Optional[Path] = TestsOpt):
     "Run the reference TRAPI target on a demo graph that answers the suites' queries."
-    import uvicorn
     from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
-    from benchnb.translator.server import Faults, ServerState, make_app
+    from benchnb.translator.server import CallbackPolicy, Faults, ServerState, serve
     if not 0 <= accuracy <= 1: raise ConfigError("must be between 0 and 1", field='--accuracy', value=accuracy)
     ss = load_suites(tests, None if suites == ['all'] else suites)
-    state = ServerState(acceptance_demo_kg(ss.values(), seed, accuracy), Faults(latency=latency))
+    state = ServerState(acceptance_demo_kg(ss.values(), seed, accuracy), Faults(latency=latency),
+                        callback_policy=CallbackPolicy(callback_allow_for(host, None)))
     typer.echo(f"benchnb reference TRAPI target for {', '.join(ss)} on http://{host}:{port}/query "
                f"({len(state.kg.edges)} edges)", err=True)
-    uvicorn.run(make_app(state), host=host, port=port, log_level='warning', access_log=False)
+    serve(state, host, port)                 # the same timeouts and SIGTERM handling as `translator serve`
 
 # %% ../../nbs/19_translator.cli.ipynb #0876c3b1
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
