@@ -14,9 +14,10 @@ from ..core import DataError, get_logger
 from .db import ResultsDB
 
 # %% auto #0
-__all__ = ['CELLS_KEYS', 'PAIR_FIELDS', 'READERS', 'log', 'file_digest', 'import_unit_id', 'run_times', 'translator_rows',
-           'read_translator', 'cells_rows', 'is_cells_json', 'read_cells', 'pair_category', 'plism_rows', 'read_plism',
-           'find_sources', 'import_runs']
+__all__ = ['CELLS_KEYS', 'PAIR_FIELDS', 'OBSERVERS', 'READERS', 'log', 'file_digest', 'import_unit_id', 'run_times',
+           'translator_rows', 'read_translator', 'cells_rows', 'is_cells_json', 'read_cells', 'pair_category',
+           'plism_rows', 'read_plism', 'find_sources', 'translator_observations', 'cells_observations',
+           'plism_observations', 'import_runs']
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #b3eee97b
 def file_digest(path: str|os.PathLike) -> str:
@@ -173,6 +174,37 @@ def find_sources(path: str|os.PathLike) -> list[tuple[str, Path]]:
         raise DataError(f"not a recognised run ({what})", file=p)
     return found
 
+# %% ../../nbs/44_resultsdb.importers.ipynb #80440930
+def translator_observations(path: str|os.PathLike, rows: Sequence[dict]=()) -> list[dict]:
+    "Per-query observations of a Translator `output.json` at its k (precision, recall, AP, hit, reciprocal rank)."
+    out = json.loads(Path(path).read_text())
+    k,obs = out.get('k'),[]
+    for uid,q in (out.get('queries') or {}).items():
+        ranks = q.get('relevant_result_ranks') or []
+        at_k = {'precision_at_k': q['precision_at_k'][-1], 'macro_recall_at_k': q['recall_at_k'][-1],
+                'mean_average_precision_at_k': q['average_precision_at_k'][-1], 'hit_at_k': float(bool(ranks))}
+        obs += [dict(metric=m, value=v, obs_id=uid, params={'k': k}) for m,v in at_k.items()]
+        obs.append(dict(metric='mean_reciprocal_rank', value=1 / min(ranks) if ranks else 0.0, obs_id=uid))
+    return obs
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #cba53544
+def cells_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
+    "Per-seed observations of a cells unit's metric rows (rows without a seed have none)."
+    drop = ('seed', 'std', 'n')
+    return [dict(metric=r['metric'], value=r['value'], obs_id=f"seed={r['seed']}",
+                 params={k: v for k,v in (r.get('params') or {}).items() if k not in drop})
+            for r in rows if r.get('seed') is not None]
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #2b9cc9fd
+def plism_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
+    "Per-pair observations of a PLISM unit's metric rows: category as subset, the two slides as clusters."
+    return [dict(metric=r['metric'], value=r['value'], obs_id=f"{p['slide_a']}|{p['slide_b']}",
+                 subset=p['category'], clusters=[p['slide_a'], p['slide_b']])
+            for r in rows if 'slide_a' in (p := r.get('params') or {})]
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #49db4171
+OBSERVERS = {'translator': translator_observations, 'cells': cells_observations, 'plism': plism_observations}
+
 # %% ../../nbs/44_resultsdb.importers.ipynb #336d0858
 READERS = {'translator': read_translator, 'cells': read_cells, 'plism': read_plism}
 log = get_logger('resultsdb.importers')
@@ -191,7 +223,7 @@ def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|No
     db.begin_run(run_id, {'command': 'import', 'sources': [{'kind': k, 'file': str(f.resolve())} for k,f in sources]})
     counts = {'sources': len(sources), 'units_added': 0, 'units_skipped': 0, 'metrics_added': 0}
     for k,f,u,ms in units:
-        added = db.record_unit(run_id, u, ms)
+        added = db.record_unit(run_id, u, ms, OBSERVERS[k](f, ms))
         counts['units_added' if added else 'units_skipped'] += 1
         counts['metrics_added'] += len(ms) if added else 0
     db.finish_run(run_id, 'done')
