@@ -39,8 +39,9 @@ def _row_counts(idx: np.ndarray, n: int) -> np.ndarray:
     b = idx.shape[0]
     return np.bincount((idx + n * np.arange(b)[:, None]).ravel(), minlength=b * n).reshape(b, n).astype(float)
 
-# %% ../nbs/00c_stats.ipynb #29e81f15
-def bootstrap_weights(n: int, n_boot: int, rng: np.random.Generator, clusters: Sequence[Sequence]|None=None) -> np.ndarray:
+# %% ../nbs/00c_stats.ipynb #1381d305
+def bootstrap_weights(n: int, n_boot: int, rng: np.random.Generator,
+                      clusters: Sequence[Sequence]|None=None) -> np.ndarray:
     "(n_boot, n) resampling weights of `n` units: ordinary bootstrap counts, or cluster (pigeonhole) weights."
     if clusters is None: return _row_counts(rng.integers(0, n, size=(n_boot, n)), n)
     codes = _cluster_codes(clusters)
@@ -81,7 +82,7 @@ def _bca_levels(est: float, boots: np.ndarray, jack: np.ndarray, level: float) -
 # %% ../nbs/00c_stats.ipynb #81822b5a
 def mean_ci(values: Sequence[float], level: float=0.95, n_boot: int=2000, seed: int=0, method: str='bca',
             clusters: Sequence[Sequence]|None=None) -> tuple[float, float, float]:
-    "(mean, low, high): the mean over units and its bootstrap interval ('bca' or 'percentile'), over `clusters` if given."
+    "(mean, low, high): the mean over units and its bootstrap CI ('bca' or 'percentile'), over `clusters` if given."
     if method not in ('bca', 'percentile'): raise DataError("method must be 'bca' or 'percentile'", value=method)
     v = np.asarray(values, dtype=float)
     boots = bootstrap_means(v, n_boot, seed, clusters)
