@@ -105,5 +105,5 @@ def test_compare_prints_every_model_against_the_baseline(tmp_path):
     t = pd.read_csv(tmp_path/'c.csv').set_index('model')
     assert t.verdict.to_dict() == {'better': 'better', 'same': 'no difference', 'worse': 'worse'}
     assert t.p['worse'] == 2 / 2**12 and t.p['same'] == 1.0
-    # Holm over m = 3 p-values: the two tied smallest get 3 × and max(2 ×, 3 ×) their p-value
-    assert t.p_holm['worse'] == t.p_holm['better'] == 3 * 2 / 2**12
+    # Holm over m = 2 p-values (the identical model's p = 1 is not counted): both 2 × 2/2^12
+    assert t.p_holm['worse'] == t.p_holm['better'] == 2 * 2 / 2**12 and t.p_holm['same'] == 1.0

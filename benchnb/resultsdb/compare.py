@@ -41,7 +41,8 @@ def _paired(base: pd.DataFrame, new: pd.DataFrame, level: float, alpha: float, n
     j = base[['obs_id', 'value', 'clusters']].merge(new[['obs_id', 'value']], on='obs_id', suffixes=('_b', '_n'))
     cl = list(j.clusters) if len(j) and all(isinstance(c, list) and c for c in j.clusters) else None
     r = paired_comparison(j.value_b, j.value_n, cl, level, alpha, n_boot, seed)
-    return {'base': j.value_b.mean(), 'new': j.value_n.mean(), **r, 'test': 'cluster bootstrap' if cl else 'sign flip'}
+    return {'base': j.value_b.mean(), 'new': j.value_n.mean(), **r, 'test': 'cluster bootstrap' if cl else 'sign flip',
+            'identical': bool(len(j)) and bool((j.value_b == j.value_n).all())}
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #c6e77836
 ACROSS = '(across datasets)'
@@ -51,19 +52,27 @@ def _across(per_dataset: pd.DataFrame, level: float, alpha: float, n_boot: int, 
     d = (per_dataset.new - per_dataset.base).to_numpy(float)
     n = d.size
     out = {'base': per_dataset.base.mean(), 'new': per_dataset.new.mean(), 'delta': float(d.mean()), 'ci_low': np.nan,
-           'ci_high': np.nan, 'p': np.nan, 'n_units': n, 'test': 'Wilcoxon over datasets'}
+           'ci_high': np.nan, 'p': np.nan, 'n_units': n, 'test': 'Wilcoxon over datasets', 'identical': not d.any()}
     if n < min_units(alpha): return out
     _,lo,hi = mean_ci(d, level, n_boot, seed, method='percentile')
     return {**out, 'ci_low': lo, 'ci_high': hi, 'p': wilcoxon(d)[1]}
 
-# %% ../../nbs/48_resultsdb.compare.ipynb #f329da22
+# %% ../../nbs/48_resultsdb.compare.ipynb #4aeed6de
 COLUMNS = ['model', 'metric', 'dataset', 'delta', 'ci_low', 'ci_high', 'p', 'p_holm', 'n_units', 'verdict',
-           'task', 'subset', 'params', 'base', 'new', 'test']
+           'task', 'subset', 'params', 'base', 'new', 'test', 'identical']
+
+def _holm_by_metric(t: pd.DataFrame) -> np.ndarray:
+    "Holm-adjusted p-values within each metric, comparisons with all-identical values left out of m (p_holm = 1)."
+    out = t.p.to_numpy(float).copy()
+    for idx in t.groupby('metric').indices.values():
+        idx = idx[~t.identical.to_numpy(bool)[idx]]
+        out[idx] = holm(out[idx])
+    return out
 
 def _finish(rows: list[dict], alpha: float, extra: list[str]=()) -> pd.DataFrame:
-    "The table: Holm over all rows, verdicts from p_holm, columns in order."
+    "The table: Holm per metric, verdicts from p_holm, columns in order."
     t = pd.DataFrame(rows, columns=[*extra, *[c for c in COLUMNS if c not in ('p_holm', 'verdict')]])
-    t['p_holm'] = holm(t.p.to_numpy(float)) if len(t) else []
+    t['p_holm'] = _holm_by_metric(t) if len(t) else []
     t['verdict'] = [verdict(r.delta, r.p_holm, r.n_units, alpha, higher_is_better(r.metric)) for r in t.itertuples()]
     return t[[*extra, *COLUMNS]]
 

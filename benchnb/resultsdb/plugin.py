@@ -138,7 +138,7 @@ def leaderboard_cmd(db_dir: Path = typer.Argument(..., help="Results directory o
     _echo_table(t.round(3) if family != 'plism' else t.round(3).set_index('extractor'))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #3558e299
-def _fmt_p(p: float) -> str: return '' if p != p else (f"{p:.3f}" if p >= 0.001 else f"{p:.1e}")
+def _fmt_p(p: float) -> str: return '' if p != p else f"{p:.2g}"
 
 def _stats_view(t):
     "A comparison table for the terminal: rounded means, Δ with its CI, p-values, verdict."
