@@ -16,7 +16,7 @@ from ..stats import higher_is_better, holm, mean_ci, min_units, paired_compariso
 
 # %% auto #0
 __all__ = ['KEY', 'ACROSS', 'COLUMNS', 'unit_observations', 'compare', 'parse_source', 'diff', 'regressions', 'regression_line',
-           'rank_table']
+           'leaderboard_intervals', 'rank_table']
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #04c415fe
 KEY = ['family', 'dataset', 'model', 'task', 'metric', 'params', 'subset']
@@ -160,7 +160,25 @@ def regression_line(r) -> str:
     return (f"regression: {r.family} {r.model} {r.metric} on {where}: {r.base:.4f} -> {r.new:.4f} "
             f"(delta {r.delta:+.4f}, 95% CI [{r.ci_low:+.4f}, {r.ci_high:+.4f}], p_holm {r.p_holm:.3g}, n={r.n_units})")
 
-# %% ../../nbs/48_resultsdb.compare.ipynb #c0fd72a9
+# %% ../../nbs/48_resultsdb.compare.ipynb #d732c10f
+def leaderboard_intervals(db_or_dir: ResultsDB|str|os.PathLike, family: str, level: float=0.95, alpha: float=0.05,
+                          n_boot: int=2000, seed: int=0) -> pd.DataFrame:
+    "Each model's mean and bootstrap CI per dataset × task × metric × params × subset (no CI below `min_units`)."
+    db,close = _open_db(db_or_dir)
+    try: o = unit_observations(db, family)
+    finally:
+        if close: db.close()
+    rows = []
+    for key,g in observation_groups(o, keys=('dataset', 'task', 'metric', 'model', 'params', 'subset')):
+        cl = list(g.clusters) if all(isinstance(c, list) and c for c in g.clusters) else None
+        est,lo,hi = g.value.mean(),np.nan,np.nan
+        if len(g) >= min_units(alpha): est,lo,hi = mean_ci(g.value, level, n_boot, seed, clusters=cl)
+        rows.append({**{k: key[k] for k in ('dataset', 'task', 'metric', 'model', 'subset')}, 'params': key['_p'],
+                     'n_units': len(g), 'estimate': est, 'ci_low': lo, 'ci_high': hi,
+                     'method': ('bca-cluster' if cl else 'bca') if lo == lo else 'too few units'})
+    return pd.DataFrame(rows)
+
+# %% ../../nbs/48_resultsdb.compare.ipynb #ef791967
 def rank_table(db_or_dir: ResultsDB|str|os.PathLike, family: str, metric: str, subset: str|None=None,
                task: str|None=None) -> tuple[pd.DataFrame, str]:
     "(blocks × models table of `metric`, 'datasets' or 'units of DATASET') for Friedman's test and a CD diagram."
