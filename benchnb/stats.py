@@ -238,21 +238,24 @@ def cd_diagram(ranks: pd.Series, cd: float, ax=None, title: str|None=None):
     "Demšar's critical-difference diagram: mean ranks on an axis, the CD, bars joining indistinguishable models."
     import matplotlib.pyplot as plt
     r = ranks.sort_values()
-    k = len(r)
-    if ax is None: _,ax = plt.subplots(figsize=(6, 1.2 + 0.3 * k))
-    ax.set_xlim(0.5, max(k, 2) + 0.5)
-    ax.set_ylim(-(k // 2 + 2.5), 2)
-    ax.axhline(0, color='k', lw=1)
-    for i in range(1, k + 1): ax.text(i, 0.25, str(i), ha='center', fontsize=8)
-    ax.plot([1, 1 + cd], [1.2, 1.2], color='k', lw=2)
-    ax.text(1 + cd / 2, 1.4, f"CD = {cd:.2f}", ha='center', fontsize=8)
+    k,half = len(r),(len(r) + 1) // 2
+    if ax is None: _,ax = plt.subplots(figsize=(7, 1.4 + 0.3 * half))
+    lo,hi = 1, max(k, 2)
+    ax.set_xlim(lo - 2.2, hi + 2.2)
+    ax.set_ylim(-(half + 1.2), 2)
+    ax.plot([lo, hi], [0, 0], color='k', lw=1)
+    for i in range(lo, hi + 1): ax.text(i, 0.2, str(i), ha='center', fontsize=8)
+    ax.plot([lo, lo + cd], [1.2, 1.2], color='k', lw=2)
+    ax.text(lo + cd / 2, 1.4, f"CD = {cd:.2f}", ha='center', fontsize=8)
     for j,(name, x) in enumerate(r.items()):
-        left = j < (k + 1) // 2
+        left = j < half
         y = -(j if left else k - 1 - j) - 1
-        ax.plot([x, x, 0.5 if left else k + 0.5], [0, y, y], color='0.3', lw=0.8)
-        ax.text(0.55 if left else k + 0.45, y + 0.1, f"{name} ({x:.2f})", ha='left' if left else 'right', fontsize=8)
+        end = lo - 0.3 if left else hi + 0.3
+        ax.plot([x, x, end], [0, y, y], color='0.3', lw=0.8)
+        ax.text(end + (-0.05 if left else 0.05), y, f"{name} ({x:.2f})", ha='right' if left else 'left', va='center',
+                fontsize=8)
     for i,g in enumerate(cliques(r, cd)):
-        ax.plot([r[g[0]] - 0.03, r[g[-1]] + 0.03], [-0.3 - 0.25 * i] * 2, color='k', lw=3)
+        ax.plot([r[g[0]] - 0.03, r[g[-1]] + 0.03], [-0.35 - 0.2 * i] * 2, color='k', lw=3)
     ax.axis('off')
     if title: ax.set_title(title, fontsize=9)
     return ax
