@@ -176,7 +176,7 @@ def _observation_frame(run_id: str, u: dict, observations: Iterable[dict]) -> pd
     return pd.DataFrame(cols, columns=COLUMNS['observations'])
 
 # %% ../../nbs/40_resultsdb.db.ipynb #03f99088
-def observation_groups(obs: pd.DataFrame, keys: Sequence[str]=('metric', 'params', 'subset')):
+def observation_groups(obs: pd.DataFrame, keys: Iterable[str]=('metric', 'params', 'subset')):
     "Yield (key values, rows) per (metric, params, subset) group of `obs`, plus subset 'all' when there are several."
     obs = obs[obs.value.notna()]
     obs = obs.assign(_p=[_json(p) if isinstance(p, dict) else p for p in obs.params])
