@@ -155,7 +155,8 @@ def _write_csv(t, csv: Path|None) -> None:
         with atomic_write(csv) as f: t.to_csv(f, index=False)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
-@cli.command('compare')
+@cli.command('compare', epilog="Example: benchnb results compare runs/ -f translator -b reference --metric "
+             "mean_reciprocal_rank")
 def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
                 family: str = typer.Option(..., '--family', '-f', help="The family whose models are compared."),
                 baseline: str = typer.Option(..., '--baseline', '-b', help="The model every other one is compared to."),
@@ -170,7 +171,8 @@ def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .d
     _echo_table(_stats_view(t))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #50579ec3
-@cli.command('diff')
+@cli.command('diff', epilog="Example: benchnb results diff released/ candidate/ --fail-on-regression  "
+             "(exit 3 on a regression)")
 def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
              new: str = typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."),
              family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
