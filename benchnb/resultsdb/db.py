@@ -219,8 +219,8 @@ def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict],
                 observations: list[dict]|None=None) -> bool:
     "Record `unit`, its `metrics` (and unit-level `observations`) in one transaction; False when already done."
     row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
-    of = _observation_frame(run_id, unit, observations or [])
-    itv = _interval_frame(run_id, unit, of)
+    of = _observation_frame(run_id, unit, observations) if observations else None
+    itv = _interval_frame(run_id, unit, of) if observations else None
     with self._lock, ctrl_c_deferred():
         con = self.con
         con.execute("BEGIN TRANSACTION")
