@@ -18,7 +18,8 @@ from ..resultsdb.importers import file_digest, import_unit_id, register_importer
 from ..resultsdb.leaderboard import done_metrics, min_max_scaled, register_leaderboard
 
 # %% auto #0
-__all__ = ['CELLS_KEYS', 'cells_rows', 'is_cells_json', 'read_cells', 'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
+__all__ = ['CELLS_KEYS', 'cells_rows', 'is_cells_json', 'read_cells', 'cells_observations', 'cells_leaderboard',
+           'plot_cells_leaderboard', 'demo_cells']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -54,6 +55,14 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
                                     params={'source': str(path.resolve())})
     return [(unit(task, model), ms) for (task, model),ms in cells_rows(rows).items()]
 
+# %% ../../nbs/28_cells.leaderboard.ipynb #cba53544
+def cells_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
+    "Per-seed observations of a cells unit's metric rows (rows without a seed have none)."
+    drop = ('seed', 'std', 'n')
+    return [dict(metric=r['metric'], value=r['value'], obs_id=f"seed={r['seed']}",
+                 params={k: v for k,v in (r.get('params') or {}).items() if k not in drop})
+            for r in rows if r.get('seed') is not None]
+
 # %% ../../nbs/28_cells.leaderboard.ipynb #c1f93072
 def _is_cells_file(p: Path) -> bool:
     if p.suffix != '.json' or p.stat().st_size >= 50_000_000: return False
@@ -62,7 +71,7 @@ def _is_cells_file(p: Path) -> bool:
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #ab383e79
 register_importer('cells', 'cells', read_cells, recognises=_is_cells_file, patterns=('*.json',),
-                  description='cells results JSON')
+                  description='cells results JSON', observations=cells_observations)
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #f57f5ca2
 def cells_leaderboard(db: ResultsDB, dataset: str|None=None) -> pd.DataFrame:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 import os
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,8 +18,8 @@ from ..resultsdb.importers import file_digest, import_unit_id, register_importer
 from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
-__all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_pairs', 'plism_results',
-           'plism_leaderboard', 'plot_plism_scatter', 'demo_plism']
+__all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_observations', 'plism_pairs',
+           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'demo_plism']
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #cc34b5c1
 PAIR_FIELDS = ('slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b')
@@ -56,9 +57,17 @@ def read_plism(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
                 params={'n_tiles': label.removesuffix('_tiles'), 'n_pairs': len(m), 'source': str(path.resolve())})
     return [(unit, plism_rows(m))]
 
+# %% ../../nbs/38_plism.leaderboard.ipynb #2b9cc9fd
+def plism_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
+    "Per-pair observations of a PLISM unit's metric rows: category as subset, the two slides as clusters."
+    return [dict(metric=r['metric'], value=r['value'], obs_id=f"{p['slide_a']}|{p['slide_b']}",
+                 subset=p['category'], clusters=[p['slide_a'], p['slide_b']])
+            for r in rows if 'slide_a' in (p := r.get('params') or {})]
+
 # %% ../../nbs/38_plism.leaderboard.ipynb #e0915e4d
 register_importer('plism', 'plism', read_plism, recognises=lambda p: p.name == 'metrics.csv',
-                  patterns=('**/metrics.csv',), description='PLISM metrics.csv')
+                  patterns=('**/metrics.csv',), description='PLISM metrics.csv',
+                  observations=plism_observations)
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #8bcf2856
 def _plism_units(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, str, str], pd.DataFrame]:

@@ -14,7 +14,7 @@ from ..core import ConfigError, DataError, families, register_family
 from ..report import register_report
 
 # %% auto #0
-__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd']
+__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'compare_cmd', 'diff_cmd']
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #3d19d32c
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -152,11 +152,59 @@ class _LeaderboardCommand:
         _echo_table(lb.display(t.round(3)))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22b72814
-def _write_csv(table, path: Path):
+def _write_csv(table, path: Path, index: bool=True):
     from benchnb.runs import atomic_write
-    with atomic_write(path) as f: table.to_csv(f)
+    with atomic_write(path) as f: table.to_csv(f, index=index)
 
 leaderboard_cmd = cli.command('leaderboard')(_LeaderboardCommand())
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #3558e299
+def _fmt_p(p: float) -> str: return '' if p != p else f"{p:.2g}"
+
+def _stats_view(t):
+    "A comparison table for the terminal: rounded means, Δ with its CI, p-values, verdict."
+    ci = ['' if lo != lo else f"[{lo:+.4f}, {hi:+.4f}]" for lo,hi in zip(t.ci_low, t.ci_high)]
+    v = t.assign(delta=t.delta.map('{:+.4f}'.format), p=t.p.map(_fmt_p), p_holm=t.p_holm.map(_fmt_p),
+                 base=t.base.round(4), new=t.new.round(4), **{'95% CI': ci}, n=t.n_units)
+    keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', 'metric') if c in v and v[c].notna().any()]
+    return v[keep + ['n', 'base', 'new', 'delta', '95% CI', 'p', 'p_holm', 'verdict']]
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
+@cli.command('compare', epilog="Example: benchnb results compare runs/ -f translator -b reference --metric "
+             "mean_reciprocal_rank")
+def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
+                family: str = typer.Option(..., '--family', '-f', help="The family whose models are compared."),
+                baseline: str = typer.Option(..., '--baseline', '-b', help="The model every other one is compared to."),
+                metric: Optional[str] = typer.Option(None, '--metric', help="Only this metric."),
+                dataset: Optional[str] = typer.Option(None, '--dataset', '-d',
+                                                      help="Only this dataset (no across-datasets rows)."),
+                csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the full table as CSV.")):
+    "Every model against BASELINE: Δ, 95% CI, paired p (Holm-corrected) and a verdict per dataset and metric."
+    from benchnb.resultsdb.compare import compare
+    t = compare(db_dir, family, baseline, metric, dataset)
+    if csv: _write_csv(t, csv, index=False)
+    _echo_table(_stats_view(t))
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #50579ec3
+@cli.command('diff', epilog="Example: benchnb results diff released/ candidate/ --fail-on-regression  "
+             "(exit 3 on a regression)")
+def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
+             new: str = typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."),
+             family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
+             metric: Optional[str] = typer.Option(None, '--metric', help="Only this metric."),
+             dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help="Only this dataset."),
+             fail_on_regression: bool = typer.Option(False, '--fail-on-regression',
+                                                     help="Exit with status 3 when some metric is significantly worse."),
+             csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the full table as CSV.")):
+    "The same model × dataset × metric in BASE and NEW: Δ (NEW - BASE), CI, p, verdict; regressions on stderr."
+    from benchnb.core import EXIT_FAILURES
+    from benchnb.resultsdb.compare import diff, regression_line, regressions
+    t = diff(base, new, family, metric, dataset)
+    if csv: _write_csv(t, csv, index=False)
+    _echo_table(_stats_view(t))
+    regs = regressions(t)
+    for r in regs.itertuples(): typer.echo(regression_line(r), err=True)
+    if fail_on_regression and len(regs): raise typer.Exit(EXIT_FAILURES)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22f3da4a
 register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.", cli=cli)

@@ -17,7 +17,7 @@ from ..core import DataError, RunError
 from ..runs import ctrl_c_deferred
 
 # %% auto #0
-__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB']
+__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB', 'observation_groups']
 
 # %% ../../nbs/40_resultsdb.db.ipynb #06ecaefb
 SCHEMA = {
@@ -27,6 +27,11 @@ SCHEMA = {
               "worker VARCHAR, run_id VARCHAR"),
     'metrics': ("run_id VARCHAR, unit_id VARCHAR, family VARCHAR, dataset VARCHAR, model VARCHAR, task VARCHAR, "
                 "metric VARCHAR, value DOUBLE, params JSON, seed BIGINT"),
+    'observations': ("run_id VARCHAR, unit_id VARCHAR, family VARCHAR, dataset VARCHAR, model VARCHAR, task VARCHAR, "
+                     "metric VARCHAR, params JSON, subset VARCHAR, obs_id VARCHAR, clusters JSON, value DOUBLE"),
+    'intervals': ("run_id VARCHAR, unit_id VARCHAR, family VARCHAR, dataset VARCHAR, model VARCHAR, task VARCHAR, "
+                  "metric VARCHAR, params JSON, subset VARCHAR, n_obs BIGINT, estimate DOUBLE, ci_low DOUBLE, "
+                  "ci_high DOUBLE, level DOUBLE, method VARCHAR"),
 }
 COLUMNS = {t: [c.split()[0] for c in s.split(', ')] for t,s in SCHEMA.items()}
 DB_FILE = 'results.duckdb'
@@ -157,27 +162,70 @@ def _metric_frame(run_id: str, u: dict, metrics: Iterable[dict]) -> pd.DataFrame
             'seed': pd.array([None if m.get('seed') is None else int(m['seed']) for m in metrics], dtype='Int64')}
     return pd.DataFrame(cols, columns=COLUMNS['metrics'])
 
+# %% ../../nbs/40_resultsdb.db.ipynb #f90da8d8
+def _observation_frame(run_id: str, u: dict, observations: Iterable[dict]) -> pd.DataFrame:
+    "The `observations` rows of one unit as a frame in table order."
+    obs = list(observations)
+    if bad := [o for o in obs if not o.get('metric') or o.get('obs_id') is None]:
+        raise DataError("observation needs a metric and an obs_id", field='obs_id', value=bad[0])
+    n = len(obs)
+    cols = {'run_id': [run_id] * n, **{k: [u.get(k)] * n for k in _UNIT_KEYS}, 'metric': [o['metric'] for o in obs],
+            'params': [_json(o.get('params') or {}) for o in obs], 'subset': [o.get('subset') for o in obs],
+            'obs_id': [str(o['obs_id']) for o in obs], 'clusters': [_json(o.get('clusters')) for o in obs],
+            'value': np.array([np.nan if o.get('value') is None else float(o['value']) for o in obs], dtype='float64')}
+    return pd.DataFrame(cols, columns=COLUMNS['observations'])
+
+# %% ../../nbs/40_resultsdb.db.ipynb #03f99088
+def observation_groups(obs: pd.DataFrame, keys: Iterable[str]=('metric', 'params', 'subset')):
+    "Yield (key values, rows) per (metric, params, subset) group of `obs`, plus subset 'all' when there are several."
+    obs = obs[obs.value.notna()]
+    obs = obs.assign(_p=[_json(p) if isinstance(p, dict) else p for p in obs.params])
+    outer = [k for k in keys if k not in ('params', 'subset')] + ['_p']
+    for kv,g in obs.groupby(outer, sort=True, dropna=False):
+        key = dict(zip(outer, kv))
+        subsets = g.subset.dropna().unique()
+        for s,gs in g.groupby(g.subset.fillna(''), sort=True): yield {**key, 'subset': s or None}, gs
+        if len(subsets) > 1: yield {**key, 'subset': 'all'}, g
+
+# %% ../../nbs/40_resultsdb.db.ipynb #22a80f5a
+def _interval_frame(run_id: str, u: dict, of: pd.DataFrame, level: float=0.95, n_boot: int=2000) -> pd.DataFrame:
+    "One `intervals` row per observation group of a unit: mean, BCa bootstrap CI, n."
+    from benchnb.stats import mean_ci
+    rows = []
+    for key,g in observation_groups(of):
+        cl = [json.loads(c) for c in g.clusters] if g.clusters.notna().all() else None
+        est,lo,hi = mean_ci(g.value, level, n_boot, seed=0, clusters=cl)
+        rows.append([run_id, *(u.get(k) for k in _UNIT_KEYS), key['metric'], key['_p'], key['subset'], len(g),
+                     est, lo, hi, level, 'bca-cluster' if cl else 'bca'])
+    return pd.DataFrame(rows, columns=COLUMNS['intervals'])
+
 # %% ../../nbs/40_resultsdb.db.ipynb #f1220118
-def _write_unit(con: duckdb.DuckDBPyConnection, row: list, mf: pd.DataFrame) -> bool:
+def _write_unit(con: duckdb.DuckDBPyConnection, row: list, mf: pd.DataFrame, of: pd.DataFrame|None=None,
+                itv: pd.DataFrame|None=None) -> bool:
     old = con.execute("SELECT status FROM units WHERE unit_id=?", [row[0]]).fetchone()
     if old and old[0] == 'done': return False
     if old:
-        con.execute("DELETE FROM metrics WHERE unit_id=?", [row[0]])
-        con.execute("DELETE FROM units WHERE unit_id=?", [row[0]])
+        for t in ('metrics', 'observations', 'intervals', 'units'):
+            con.execute(f"DELETE FROM {t} WHERE unit_id=?", [row[0]])
     con.execute(f"INSERT INTO units VALUES ({', '.join('?'*len(row))})", row)
     if len(mf): con.execute("INSERT INTO metrics SELECT * FROM mf")
+    if of is not None and len(of): con.execute("INSERT INTO observations SELECT * FROM of")
+    if itv is not None and len(itv): con.execute("INSERT INTO intervals SELECT * FROM itv")
     return True
 
 # %% ../../nbs/40_resultsdb.db.ipynb #ef09318d
 @patch
-def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict]) -> bool:
-    "Record `unit` and its `metrics` in one transaction; False (nothing written) when the unit is already done."
+def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict],
+                observations: list[dict]|None=None) -> bool:
+    "Record `unit`, its `metrics` (and unit-level `observations`) in one transaction; False when already done."
     row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
+    of = _observation_frame(run_id, unit, observations) if observations else None
+    itv = _interval_frame(run_id, unit, of) if observations else None
     with self._lock, ctrl_c_deferred():
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
-            written = _write_unit(con, row, mf)
+            written = _write_unit(con, row, mf, of, itv)
             con.execute("COMMIT" if written else "ROLLBACK")
         except BaseException:
             con.execute("ROLLBACK")
@@ -211,7 +259,7 @@ def _where(table: str, filters: dict) -> tuple[str, list]:
 def _select(self: ResultsDB, table: str, filters: dict) -> pd.DataFrame:
     where,args = _where(table, filters)
     with self._lock: df = self.con.execute(f"SELECT * FROM {table}{where}", args).df()
-    for c in ('params', 'manifest'):
+    for c in ('params', 'manifest', 'clusters'):
         if c in df: df[c] = [None if x is None else json.loads(x) for x in df[c]]
     return df
 
@@ -232,6 +280,24 @@ def metrics(self: ResultsDB, **filters) -> pd.DataFrame:
 def runs(self: ResultsDB, **filters) -> pd.DataFrame:
     "The `runs` table, manifests as dicts."
     return self._select('runs', filters)
+
+# %% ../../nbs/40_resultsdb.db.ipynb #0812fe2b
+@patch
+def observations(self: ResultsDB, **filters) -> pd.DataFrame:
+    "The `observations` table (per-unit values of the metrics), filtered by column=value or column=[values]."
+    if not self._has('observations'): return pd.DataFrame(columns=COLUMNS['observations'])
+    return self._select('observations', filters)
+
+@patch
+def intervals(self: ResultsDB, **filters) -> pd.DataFrame:
+    "The `intervals` table (mean and bootstrap CI of each observed metric), filtered like `metrics`."
+    if not self._has('intervals'): return pd.DataFrame(columns=COLUMNS['intervals'])
+    return self._select('intervals', filters)
+
+@patch
+def _has(self: ResultsDB, table: str) -> bool:
+    q = "SELECT count(*) FROM information_schema.tables WHERE table_name=?"
+    with self._lock: return self.con.execute(q, [table]).fetchone()[0] > 0
 
 # %% ../../nbs/40_resultsdb.db.ipynb #1b45f8e2
 @patch

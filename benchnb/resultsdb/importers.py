@@ -54,6 +54,7 @@ class Importer:
     patterns: tuple = ()                    # globs that find its files under a folder, e.g. '**/output.json'
     description: str = ''                   # what such a file is, for messages ('PLISM metrics.csv')
     hint: Callable = lambda folder: None    # why a folder holds none of its files and what to do, or None
+    observations: Callable = lambda path, rows: []   # per-unit values (query, pair, seed) behind the metric rows
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #87f95cef
 importers = Registry('results importer')
@@ -110,7 +111,7 @@ def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|No
     db.begin_run(run_id, {'command': 'import', 'sources': [{'kind': k, 'file': str(f.resolve())} for k,f in sources]})
     counts = {'sources': len(sources), 'units_added': 0, 'units_skipped': 0, 'metrics_added': 0}
     for k,f,u,ms in units:
-        added = db.record_unit(run_id, u, ms)
+        added = db.record_unit(run_id, u, ms, importers[k].observations(f, ms))
         counts['units_added' if added else 'units_skipped'] += 1
         counts['metrics_added'] += len(ms) if added else 0
     db.finish_run(run_id, 'done')

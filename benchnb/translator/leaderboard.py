@@ -18,8 +18,8 @@ from ..resultsdb.importers import file_digest, import_unit_id, register_importer
 from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
-__all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_leaderboard', 'translator_curves',
-           'plot_translator_curves', 'demo_translator']
+__all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
+           'translator_curves', 'plot_translator_curves', 'demo_translator']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:
@@ -59,9 +59,23 @@ def _unevaluated_hint(folder: Path) -> str|None:
     if not str(_manifest_kind(folder)).startswith('translator'): return None
     return "a Translator run is imported once evaluated: benchnb translator evaluate BENCHMARK RUN_DIR"
 
+# %% ../../nbs/18_translator.leaderboard.ipynb #80440930
+def translator_observations(path: str|os.PathLike, rows: Sequence[dict]=()) -> list[dict]:
+    "Per-query observations of a Translator `output.json` at its k (precision, recall, AP, hit, reciprocal rank)."
+    out = json.loads(Path(path).read_text())
+    k,obs = out.get('k'),[]
+    for uid,q in (out.get('queries') or {}).items():
+        ranks = q.get('relevant_result_ranks') or []
+        at_k = {'precision_at_k': q['precision_at_k'][-1], 'macro_recall_at_k': q['recall_at_k'][-1],
+                'mean_average_precision_at_k': q['average_precision_at_k'][-1], 'hit_at_k': float(bool(ranks))}
+        obs += [dict(metric=m, value=v, obs_id=uid, params={'k': k}) for m,v in at_k.items()]
+        obs.append(dict(metric='mean_reciprocal_rank', value=1 / min(ranks) if ranks else 0.0, obs_id=uid))
+    return obs
+
 # %% ../../nbs/18_translator.leaderboard.ipynb #ade949ad
 register_importer('translator', 'translator', read_translator, recognises=lambda p: p.name == 'output.json',
-                  patterns=('**/output.json',), description='Translator output.json', hint=_unevaluated_hint)
+                  patterns=('**/output.json',), description='Translator output.json', hint=_unevaluated_hint,
+                  observations=translator_observations)
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #c9ca78ea
 def _with_k(m: pd.DataFrame) -> pd.DataFrame:
