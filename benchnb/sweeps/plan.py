@@ -32,6 +32,7 @@ class UnitKind:
     fans_out: bool = False                       # run() only coordinates sub-tasks, which take the unit's resources
     description: str = ''
     example: dict|None = None                    # a plan entry that runs offline in seconds (the contract tests')
+    owner: str|None = None                       # the family whose units these are (results are recorded under it)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #33d00a9e
 class UnitKinds(Registry):
@@ -48,7 +49,7 @@ unit_kinds = UnitKinds('sweep unit kind')
 
 def register_unit_kind(name: str, run: Callable, family: str|None=None, **kw) -> UnitKind:
     "Register (or replace) the unit kind `name` (a plan's `family:` value), also in `family`'s contract if given."
-    kind = UnitKind(name, run, **kw)
+    kind = UnitKind(name, run, owner=family, **kw)
     unit_kinds.register(name, kind, replace=True)
     if family is not None: family_named(family).unit_kinds[name] = kind
     return kind
@@ -144,7 +145,8 @@ def label(self: Unit) -> str:
 def unit_record(unit: Unit) -> dict:
     "The `units` row fields the results database takes from a unit (status and times are added by the engine)."
     params = {'seed': unit.seed, **unit.options, 'inputs': unit.inputs}
-    return {'unit_id': unit.unit_id, 'family': unit.family, 'dataset': str(unit.dataset),
+    family = unit_kinds[unit.family].owner or unit.family if unit.family in unit_kinds else unit.family
+    return {'unit_id': unit.unit_id, 'family': family, 'dataset': str(unit.dataset),
             'model': str(unit.model), 'task': str(unit.task), 'params': params}
 
 # %% ../../nbs/41_sweeps.plan.ipynb #7b0d2aa0
