@@ -38,7 +38,9 @@ _PROBE = r"""<script>
     return e.getBoundingClientRect().width > 0 && box.right > W + 1; }).map(e => e.tagName);
   const coloured = [...document.querySelectorAll('td')].filter(td => getComputedStyle(td).backgroundColor.startsWith('rgb('));
   const worst = Math.min(99, ...coloured.map(td => contrast(getComputedStyle(td).color, getComputedStyle(td).backgroundColor)));
-  const r = {scriptsRan: window.__benchnb_alerts || 0, pageWidth: W, scrollWidth: document.documentElement.scrollWidth, wide: wide, colouredCells: coloured.length,
+  const figs = [...document.querySelectorAll('img[data-text-px]')].map(i =>
+    parseFloat(i.dataset.textPx) * i.getBoundingClientRect().width / parseFloat(i.getAttribute('width')));
+  const r = {minFigureTextPx: Math.min(99, ...figs), scriptsRan: window.__benchnb_alerts || 0, pageWidth: W, scrollWidth: document.documentElement.scrollWidth, wide: wide, colouredCells: coloured.length,
              minContrast: worst};
   const out = document.createElement('pre'); out.id = 'benchnb-probe'; out.textContent = JSON.stringify(r);
   document.body.appendChild(out);
@@ -72,16 +74,20 @@ def read_in_browser(path: Path, tmp: Path, screenshot: bool=True) -> dict:
         shot = Path(tmp)/f'{Path(path).stem}.png'
         subprocess.run(args + [f'--screenshot={shot}', probe.as_uri()], capture_output=True, timeout=120)
         r['screenshot'] = shot
-    r['text'] = text_of(dom.replace(found[0], ''))
+    # the runner's Parameters block echoes the values given (an absolute --config path, say): benchnb.report's, not
+    # the report's own output, so it is left out of what the checks below read
+    r['text'] = text_of(re.sub(r'<details>\s*<summary>Parameters</summary>.*?</details>', ' ', dom.replace(found[0], ''), flags=re.S))
     return r
 
-RAW_REPR = re.compile(r'data-mime-type="text/plain"[^>]*>\s*<pre>')
+RAW_REPR = re.compile(r'jp-OutputArea-executeResult" data-mime-type="text/plain"[^>]*>\s*<pre>')   # a cell's value shown as its repr
+PRINTED = re.compile(r'jp-OutputArea-output" data-mime-type="text/plain"[^>]*>\s*<pre>')            # print() lines
 ABSOLUTE = re.compile(r'(?<![\w.:/-])/(?:tmp|home|root|work|usr|var|opt|private|Users)/')
 TEMP = re.compile(r'/tmp/|pytest-of-|tmp[a-z0-9_]{8}')
 
-def check_reader_view(path: Path, tmp: Path, *private: str) -> dict:
-    "What a reader of the report sees at 1280 px: no raw reprs, no absolute or temp paths, nothing wider than the page, readable heat-table numbers."
+def check_reader_view(path: Path, tmp: Path, *private: str, prints: bool=True) -> dict:
+    "What a reader sees at 1280 px: no raw reprs (nor print lines unless `prints`), no absolute or temp paths, nothing wider than the page, readable heat-table numbers."
     page = Path(path).read_text(encoding='utf-8')
+    if not prints and (m := PRINTED.search(page)): raise AssertionError(f"{path.name}: a printed line: {page[m.end():m.end() + 80]!r}")
     assert not re.search(r'<script[^>]*>\s*alert|<[a-z]+\b[^>]*\son[a-z]+=', page), f"{path.name}: markup from a name runs as script"
     for m in RAW_REPR.finditer(page):
         tail = page[m.end():m.end() + 80]
@@ -93,5 +99,6 @@ def check_reader_view(path: Path, tmp: Path, *private: str) -> dict:
     for p in private: assert str(p) not in r['text'], f"{path.name}: {p} shown"
     assert r['scrollWidth'] <= r['pageWidth'] + 1, f"{path.name}: the page scrolls sideways ({r['scrollWidth']} > {r['pageWidth']} px)"
     assert not r['wide'], f"{path.name}: wider than the page and not in a scrolling box: {r['wide']}"
+    assert r['minFigureTextPx'] >= 10, f"{path.name}: text in a figure {r['minFigureTextPx']:.1f} px high"
     assert r['minContrast'] >= 4.5, f"{path.name}: heat-table text contrast {r['minContrast']:.2f} < 4.5 (WCAG AA)"
     return r

@@ -1,5 +1,5 @@
 "The leaderboard report under papermill: demo mode (it builds its own database) and on a given database."
-import json
+import json, re
 from pathlib import Path
 import pandas as pd
 import pytest
@@ -7,6 +7,7 @@ import pytest
 pytest.importorskip('papermill')
 from benchnb.core import load_plugins
 from benchnb.report import reports, run_report
+from report_html import check_report_html, check_reader_view
 
 
 def test_leaderboard_report_demo_then_on_its_database(tmp_path):
@@ -14,13 +15,16 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert 'leaderboard' in reports.names() and reports['leaderboard'].demo_parameters == {'results': None}
     res = run_report('leaderboard', {'demo_families': ['translator', 'plism']}, tmp_path/'a', html=True)
     assert res.status == 'ok' and res.html.exists()
+    check_report_html(res.html, tmp_path)
+    r = check_reader_view(res.html, tmp_path, tmp_path, prints=False)     # no `database: /…`, no reprs, no print lines
+    assert 'Database demo_results/results.duckdb' in r['text']
     files = tmp_path/'a'/'leaderboard_files'
     p = pd.read_csv(files/'plism_leaderboard.csv')
     assert p.extractor.tolist() == ['extractor-robust', 'extractor-mid', 'extractor-fragile']
     t = pd.read_csv(files/'translator_leaderboard.csv')
     assert t.target.tolist() == ['ranker-strong', 'ranker-mid', 'ranker-random']
     assert (files/'plism_scatter_30.png').exists() and (files/'translator_curves_DrugCentral_subset.png').exists()
-    assert 'no done cells results in this database' in json.dumps(json.loads(res.notebook.read_text()))
+    assert 'No done cells results in this database' in json.dumps(json.loads(res.notebook.read_text()))
     # the same report over an existing database (the one the demo built), Translator at k = 5 only
     db = files/'demo_results'
     params = {'results': str(db), 'families': ['translator'], 'translator_k': 5}
@@ -32,3 +36,28 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     want = [o['metrics']['precision_at_k'][4] for o in outputs]
     assert t5.precision_at_k.tolist() == pytest.approx(want)
     assert not (tmp_path/'b'/'leaderboard_files'/'plism_leaderboard.csv').exists()
+
+
+def test_leaderboard_report_escapes_model_names(tmp_path):
+    "A model or target named like markup reaches leaderboard.html as text (issue 20, item 2); its plot file stays put."
+    import duckdb, shutil
+    from benchnb.resultsdb.demo import demo_database
+    load_plugins()
+    db = demo_database(tmp_path/'db', families=('translator', 'plism'))
+    con = duckdb.connect(str(Path(db)/'results.duckdb') if Path(db).is_dir() else str(db))
+    for t in ['units', 'metrics']:
+        con.execute(f"UPDATE {t} SET model = '<script>alert(1)</script>' WHERE model = 'extractor-mid'")
+        con.execute(f"UPDATE {t} SET model = '<img src=x onerror=alert(2)>' WHERE model = 'ranker-mid'")
+        con.execute(f"UPDATE {t} SET dataset = '../../<b>bench</b>' WHERE family = 'translator'")
+    con.execute("UPDATE units SET status = 'failed', error = '<img src=y onerror=alert(3)>' WHERE model = 'ranker-random'")
+    con.close()
+    res = run_report('leaderboard', {'results': str(db)}, tmp_path/'out', html=True)
+    page = res.html.read_text(encoding='utf-8')
+    assert res.status == 'ok'
+    assert not re.findall(r'<script[^>]*>\s*alert\(|<[a-z]+\b[^>]*\sonerror=|<b>bench', page)
+    for shown in ['&lt;script&gt;alert(1)&lt;/script&gt;', '&lt;img src=x onerror=alert(2)&gt;', 'onerror=alert(3)']:
+        assert shown in page
+    r = check_reader_view(res.html, tmp_path, tmp_path, prints=False)
+    assert r['scriptsRan'] == 0
+    assert list((tmp_path/'out'/'leaderboard_files').glob('translator_curves_*.png'))     # written inside its folder
+    assert not [p for p in tmp_path.rglob('translator_curves_*') if p.parent.name != 'leaderboard_files']
