@@ -244,6 +244,24 @@ def relative_404(site_dir: Path):
     p = site_dir/'404.html'
     if p.exists(): p.write_text(re.sub(r'((?:href|src)=")/(?!/)', r'\1', p.read_text(encoding='utf-8')), encoding='utf-8')
 
+def report_screenshots(demo_dir: Path, names=('translator', 'cells', 'plism'), width: int=1280, height: int=1000) -> list[Path]:
+    "Screenshot the top of each demo report (headless Chromium, 1280 px) into docs/img/report-NAME.png for the how-to pages."
+    from PIL import Image
+    chromium = next(filter(None, map(shutil.which, ['chromium', 'chromium-browser', 'google-chrome'])), None)
+    if not chromium: sys.exit("headless Chromium is needed for --screenshots: run `make chromium`")
+    out = []
+    for name in names:
+        page, shot = Path(demo_dir)/f'{name}.html', ROOT/'docs'/'img'/f'report-{name}.png'
+        if not page.exists(): continue
+        shot.parent.mkdir(exist_ok=True)
+        subprocess.run([chromium, '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run',
+                        '--disable-background-networking', f'--window-size={width},{height}', f'--screenshot={shot}',
+                        page.resolve().as_uri()], check=True, capture_output=True, timeout=120)
+        im = Image.open(shot).convert('RGB')
+        im.resize((width * 3 // 4, height * 3 // 4), Image.LANCZOS).quantize(128).save(shot, optimize=True)
+        out.append(shot)
+    return out
+
 HOWTO_TITLES = {'translator': 'Translator', 'cells': 'Single-cell', 'plism': 'PLISM'}
 
 def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
@@ -266,6 +284,9 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     sections.setdefault('CLI', []).insert(0, {'Command-line reference': 'cli-reference.md'})
     (docs/'reports.md').write_text(reports_page(docs, Path(demo_dir or ROOT/'reports'/'out')), encoding='utf-8')
     howtos = []
+    if (ROOT/'docs'/'img').exists():
+        (docs/'img').mkdir(exist_ok=True)
+        for png in (ROOT/'docs'/'img').glob('*.png'): shutil.copy(png, docs/'img'/png.name)
     for fam, label in HOWTO_TITLES.items():
         shutil.copy(ROOT/'docs'/f'howto-{fam}.md', docs/f'howto-{fam}.md'); howtos.append({label: f'howto-{fam}.md'})
     nav += [{'Run it on your model': howtos}, {'Reports': 'reports.md'}]
@@ -294,7 +315,9 @@ if __name__ == '__main__':
     ap.add_argument('--readme', action='store_true', help='only regenerate README.md')
     ap.add_argument('--check-readme', action='store_true', help='fail if README.md differs from nbs/index.ipynb')
     ap.add_argument('--demo-dir', default=str(ROOT/'reports'/'out'), help='folder of the demo reports to link (make demo)')
+    ap.add_argument('--screenshots', action='store_true', help="only re-shoot docs/img/report-*.png from the demo reports")
     a = ap.parse_args()
+    if a.screenshots: print(*report_screenshots(Path(a.demo_dir)), sep='\n'); sys.exit(0)
     if a.check_readme:
         ok = (ROOT/'README.md').read_text(encoding='utf-8') == readme_text()
         print('README.md is in step with nbs/index.ipynb' if ok else 'README.md differs from nbs/index.ipynb: run make readme')
