@@ -46,6 +46,13 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
         con.execute(f"UPDATE {table} SET model = '<img src=x onerror=alert(2)>' WHERE model = 'ranker-mid'")
         con.execute(f"UPDATE {table} SET dataset = '../../<b>bench</b>' WHERE family = 'translator'")
     con.execute("UPDATE units SET status = 'failed', error = '<img src=y onerror=alert(3)>' WHERE model = 'ranker-random'")
+    run_id = con.execute("SELECT run_id FROM runs LIMIT 1").fetchone()[0]      # two cells models, close and far apart
+    for i, (model, values) in enumerate({'<i>m1</i>': (0.61, 0.90, 0.50), 'm2': (0.60, 0.10, 0.45)}.items()):
+        con.execute("INSERT INTO units VALUES (?, 'cells', 'pbmc', ?, 'clustering', '{}', 'done', NULL, now(), now(), 'w', ?)",
+                    [f'c{i}', model, run_id])
+        for metric, v in zip(['ARI', 'NMI', 'silhouette'], values):
+            con.execute("INSERT INTO metrics VALUES (?, ?, 'cells', 'pbmc', ?, 'clustering', ?, ?, '{}', 0)",
+                        [run_id, f'c{i}', model, metric, v])
     con.close()
     res3 = run_report('leaderboard', {'results': str(hostile)}, tmp_path/'c', html=True)
     page = res3.html.read_text(encoding='utf-8')
@@ -53,6 +60,9 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert not re.findall(r'<script[^>]*>\s*alert\(|<[a-z]+\b[^>]*\sonerror=|<b>bench', page)   # issue 20, item 2
     for shown in ['&lt;script&gt;alert(1)&lt;/script&gt;', '&lt;img src=x onerror=alert(2)&gt;', 'onerror=alert(3)']:
         assert shown in page
-    assert check_reader_view(res3.html, tmp_path, tmp_path, prints=False)['scriptsRan'] == 0
+    r = check_reader_view(res3.html, tmp_path, tmp_path, prints=False)   # heat-table numbers at WCAG AA contrast or better
+    assert r['scriptsRan'] == 0 and r['colouredCells'] == 6 and r['minContrast'] >= 4.5
+    heat = re.findall(r'background-color: (#[0-9a-f]{6})', page)
+    assert len(set(heat)) == 6          # one absolute scale: 0.61 and 0.60 differ a little, not as the two ends of a min–max
     curves = list(tmp_path.rglob('translator_curves_*'))
     assert curves and all(p.parent.name == 'leaderboard_files' for p in curves)     # a `/` in the name stays inside
