@@ -62,7 +62,7 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
         assert shown in page
     r = check_reader_view(res3.html, tmp_path, tmp_path, prints=False)   # heat-table numbers at WCAG AA contrast or better
     assert r['scriptsRan'] == 0 and r['colouredCells'] == 6 and r['minContrast'] >= 4.5
-    heat = re.findall(r'background-color: (#[0-9a-f]{6})', page)
+    heat = re.findall(r'#T_\w+_row\d+_col\d+ \{\s*background-color: (#[0-9a-f]{6})', page)
     assert len(set(heat)) == 6          # one absolute scale: 0.61 and 0.60 differ a little, not as the two ends of a min–max
     curves = list(tmp_path.rglob('translator_curves_*'))
     assert curves and all(p.parent.name == 'leaderboard_files' for p in curves)     # a `/` in the name stays inside
