@@ -31,11 +31,10 @@ _PROBE = r"""<script>
     const v = c.match(/[\d.]+/g).slice(0, 3).map(x => x / 255).map(x => x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4);
     return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2]; };
   const contrast = (a, b) => { const [h, l] = [lum(a), lum(b)].sort((x, y) => y - x); return (h + 0.05) / (l + 0.05); };
-  const wide = [...document.querySelectorAll('table, img, pre')].filter(e => {
-    let p = e.parentElement;
-    while (p && getComputedStyle(p).overflowX !== 'auto' && getComputedStyle(p).overflowX !== 'scroll') p = p.parentElement;
-    const box = (p || e).getBoundingClientRect();
-    return e.getBoundingClientRect().width > 0 && box.right > W + 1; }).map(e => e.tagName);
+  // wider than the page and not in a box made to scroll (benchnb.html's tables and figures): cut off for a reader
+  const wide = [...document.querySelectorAll('table, img, pre')].filter(e =>
+    e.getBoundingClientRect().width > 0 && e.getBoundingClientRect().right > W + 1 && !e.closest('.benchnb-table'))
+    .map(e => e.tagName + ': ' + e.textContent.trim().slice(0, 40));
   const coloured = [...document.querySelectorAll('td')].filter(td => getComputedStyle(td).backgroundColor.startsWith('rgb('));
   const worst = Math.min(99, ...coloured.map(td => contrast(getComputedStyle(td).color, getComputedStyle(td).backgroundColor)));
   const figs = [...document.querySelectorAll('img[data-text-px]')].map(i =>
