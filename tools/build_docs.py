@@ -78,23 +78,26 @@ def clean_text(text: str) -> str:
     text = WARNING.sub('', ANSI.sub('', text))
     return SITE_PACKAGES.sub('', TEMP_DIR.sub('…/', text))
 
+def as_output(md: str) -> str:
+    "Markdown of a cell output inside `<div class='nb-output'>` (md_in_html), so a page tells outputs from code."
+    return f'<div class="nb-output" markdown="1">\n\n{md}\n\n</div>'
+
 def output_md(out, page: str, img_dir: Path, counter: list, asis: bool) -> str:
     "Markdown for one cell output; images are written to `img_dir`."
     kind = out.get('output_type')
     if kind == 'stream':
         text = clean_text(out.get('text', '')).strip('\n')
-        return f"```text\n{text}\n```" if text.strip() else ''
-
-    if kind == 'error': return f"```text\n{ANSI.sub('', chr(10).join(out.get('traceback', [])))}\n```"
+        return as_output(f"```text\n{text}\n```") if text.strip() else ''
+    if kind == 'error': return as_output(f"```text\n{ANSI.sub('', chr(10).join(out.get('traceback', [])))}\n```")
     data = out.get('data', {})
     if 'image/png' in data:
         counter[0] += 1; name = f"{page}_{counter[0]}.png"
         img_dir.mkdir(parents=True, exist_ok=True)
         (img_dir/name).write_bytes(base64.b64decode(data['image/png']))
         return f"![]({img_dir.name}/{name})"
-    if 'text/markdown' in data: return clean_text(data['text/markdown'])
+    if 'text/markdown' in data: return as_output(clean_text(data['text/markdown']))
     if 'text/html' in data: return f'<div class="nb-output">\n{clean_text(data["text/html"])}\n</div>'
-    if 'text/plain' in data: return f"```text\n{clean_text(data['text/plain'])}\n```"
+    if 'text/plain' in data: return as_output(f"```text\n{clean_text(data['text/plain'])}\n```")
     return ''
 
 def notebook_md(nb_path: Path, img_dir: Path, with_outputs: bool=True) -> tuple[str, str]:
