@@ -69,7 +69,7 @@ def front_matter(cell) -> dict:
 
 # A warning as Python prints it (`/path/to/module.py:12: SomeWarning: text`, then the source line) and the folders a
 # notebook run leaves in its outputs (temporary directories, the interpreter's site-packages)
-WARNING = re.compile(r'^\S*\.py:\d+: \w*Warning: .*(\n  .*)?$', re.M)
+WARNING = re.compile(r'^\S*(\.py|>):\d+: \w*Warning: .*(\n  .*)?$', re.M)
 TEMP_DIR = re.compile(r'(/private)?/(tmp|var/folders)/[\w./-]*?(tmp\w+|pytest-\d+/[\w-]+)/')
 SITE_PACKAGES = re.compile(r'/\S*/site-packages/')
 
