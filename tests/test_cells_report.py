@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip('scanpy'); pytest.importorskip('papermill')
 
 from benchnb.core import load_plugins
-from report_html import check_report_html
+from report_html import check_report_html, check_reader_view
 from benchnb.report import run_report
 
 
@@ -16,6 +16,8 @@ def test_cells_report_tiny(tmp_path):
               'seeds': [1, 2], 'perturbation': True}
     out = run_report('cells', params, tmp_path, timeout=600)
     check_report_html(out.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
+    r = check_reader_view(out.html, tmp_path, tmp_path)    # in Chromium: no reprs or paths, fits the page, scIB values >= 10 px
+    assert 10 <= r['minFigureTextPx'] < 99
     assert out.status == 'ok' and out.html.exists()
     files = tmp_path / 'cells_files'
     rows = json.loads((files / 'metrics.json').read_text())

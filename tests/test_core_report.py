@@ -1,6 +1,6 @@
 "`benchnb report` as a reader and a user see it: a clean terminal, a reader-ready HTML, code on request, no silent typos."
 import re, subprocess
-from report_html import check_report_html
+from report_html import check_report_html, check_reader_view
 
 def run(exe, *args, cwd):
     return subprocess.run([exe, *args], capture_output=True, text=True, cwd=cwd, timeout=300)
@@ -10,6 +10,7 @@ def test_report_terminal_and_html(benchnb_exe, tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stderr == '', f"noise on stderr of a successful run: {r.stderr!r}"     # no IPKernelApp warning
     text = check_report_html(tmp_path/'out'/'core.html', tmp_path)
+    check_reader_view(tmp_path/'out'/'core.html', tmp_path, tmp_path, prints=False)   # no `'every plugin loaded'`, no `499500`
     assert 'n_values 50 values per group' in text and 'n_groups 3 (default)' in text  # effective parameters, once
 
 def test_show_code_keeps_code(benchnb_exe, tmp_path):

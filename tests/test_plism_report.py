@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip('papermill'); pytest.importorskip('timm'); pytest.importorskip('h5py')
 from benchnb.core import load_plugins
-from report_html import check_report_html
+from report_html import check_report_html, check_reader_view
 from benchnb.report import reports, run_report
 
 
@@ -18,6 +18,7 @@ def test_plism_report_runs(tmp_path):
               'demo_grid': [4, 3], 'demo_tile_size': 64, 'top_k': [1, 3, 10]}
     res = run_report('plism', params, tmp_path, html=True)
     check_report_html(res.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
+    check_reader_view(res.html, tmp_path, tmp_path, prints=False)   # in Chromium: no reprs, prints or paths; fits the page
     assert res.status == 'ok' and res.html.exists()
     files = tmp_path/'plism_files'
     out = files/'metrics'/'12_tiles'/'vit_micro_random'

@@ -36,6 +36,7 @@ def page_names() -> dict[str, str]:
 def fix_markup(md: str, pages: dict[str, str]) -> str:
     "Source links as HTML links; cross-reference links to the published site turned into links to this site's pages."
     md = SOURCE_LINK.sub(r'<a class="source-link" href="\1" target="_blank" rel="noopener">source</a>', md)
+    md = md.replace('#LNone"', '"')                      # nbdev finds no line for an Enum: link the file
     base = re.escape(settings()['doc_host'].rstrip('/') + settings()['doc_baseurl'].rstrip('/') + '/')
     return re.sub(base + r'([\w.\-]+\.html)', lambda m: pages.get(m[1], m[0]), md)
 
@@ -66,20 +67,37 @@ def front_matter(cell) -> dict:
     m = re.match(r'^---\n(.*?)\n---', cell.source, re.S)
     return yaml.safe_load(m.group(1)) if m else {}
 
+# A warning as Python prints it (`/path/to/module.py:12: SomeWarning: text`, then the source line) and the folders a
+# notebook run leaves in its outputs (temporary directories, the interpreter's site-packages)
+WARNING = re.compile(r'^\S*(\.py|>):\d+: \w*Warning: .*(\n  .*)?$', re.M)
+TEMP_DIR = re.compile(r'(/private)?/(tmp|var/folders)/[\w./-]*?(tmp\w+|pytest-\d+/[\w-]+)/')
+SITE_PACKAGES = re.compile(r'/\S*/site-packages/')
+
+def clean_text(text: str) -> str:
+    "Saved output text without warnings, temporary run directories or interpreter paths (a reader's page)."
+    text = WARNING.sub('', ANSI.sub('', text))
+    return SITE_PACKAGES.sub('', TEMP_DIR.sub('…/', text))
+
+def as_output(md: str) -> str:
+    "Markdown of a cell output inside `<div class='nb-output'>` (md_in_html), so a page tells outputs from code."
+    return f'<div class="nb-output" markdown="1">\n\n{md}\n\n</div>'
+
 def output_md(out, page: str, img_dir: Path, counter: list, asis: bool) -> str:
     "Markdown for one cell output; images are written to `img_dir`."
     kind = out.get('output_type')
-    if kind == 'stream': return f"```text\n{ANSI.sub('', out.get('text', '')).rstrip()}\n```"
-    if kind == 'error': return f"```text\n{ANSI.sub('', chr(10).join(out.get('traceback', [])))}\n```"
+    if kind == 'stream':
+        text = clean_text(out.get('text', '')).strip('\n')
+        return as_output(f"```text\n{text}\n```") if text.strip() else ''
+    if kind == 'error': return as_output(f"```text\n{ANSI.sub('', chr(10).join(out.get('traceback', [])))}\n```")
     data = out.get('data', {})
     if 'image/png' in data:
         counter[0] += 1; name = f"{page}_{counter[0]}.png"
         img_dir.mkdir(parents=True, exist_ok=True)
         (img_dir/name).write_bytes(base64.b64decode(data['image/png']))
         return f"![]({img_dir.name}/{name})"
-    if 'text/markdown' in data: return data['text/markdown'] if asis else data['text/markdown']
-    if 'text/html' in data: return f'<div class="nb-output">\n{data["text/html"]}\n</div>'
-    if 'text/plain' in data: return f"```text\n{data['text/plain']}\n```"
+    if 'text/markdown' in data: return as_output(clean_text(data['text/markdown']))
+    if 'text/html' in data: return f'<div class="nb-output">\n{clean_text(data["text/html"])}\n</div>'
+    if 'text/plain' in data: return as_output(f"```text\n{clean_text(data['text/plain'])}\n```")
     return ''
 
 def notebook_md(nb_path: Path, img_dir: Path, with_outputs: bool=True) -> tuple[str, str]:
@@ -143,13 +161,34 @@ def _patch_name(o):
         if isinstance(name, ast.Name) and name.id.endswith('_patch'): name.id = 'patch'
     return doclinks._nbdev_patch_name(o)
 
+def _class_heading(md: str, o) -> str:
+    "fastcore writes every signature as `def …`: a class as `class …`, an Enum with its bases and members."
+    import enum, inspect
+    if not inspect.isclass(o): return md
+    if issubclass(o, enum.Enum):
+        bases = ', '.join(b.__name__ for b in o.__bases__)
+        members = ', '.join(f'`{m.name}`' for m in o)
+        return re.sub(r'```python\n.*?\n```', lambda _: f'```python\nclass {o.__name__}({bases})\n```\n\nMembers: {members}.',
+                      md, count=1, flags=re.S)
+    return md.replace('```python\ndef ', '```python\nclass ', 1)
+
+def _patch_show_doc():
+    "show_doc's renderer with class headings (in-process: `proc_nbs(n_workers=0)`)."
+    from nbdev import showdoc
+    R = showdoc.BasicMarkdownRenderer
+    if getattr(R, '_benchnb_patched', False): return
+    orig = R._repr_markdown_
+    R._repr_markdown_ = lambda self: _class_heading(orig(self), self.sym)
+    R._benchnb_patched = True
+
 def cli_reference() -> str:
     "Markdown of every `benchnb` command's help, generated from the Typer app."
     import typer, typer.core
     from benchnb.cli import build_app
     typer.core.HAS_RICH = False                       # click's plain help: complete at any width, no ANSI
     def walk(cmd, path, parent=None):
-        ctx = cmd.context_class(cmd, info_name=path[-1], parent=parent, terminal_width=100, max_content_width=100)
+        settings = {**cmd.context_settings, 'terminal_width': 100, 'max_content_width': 100}   # `-h, --help` as the CLI shows
+        ctx = cmd.context_class(cmd, info_name=path[-1], parent=parent, **settings)
         yield path, cmd, ctx
         for name in (cmd.list_commands(ctx) if hasattr(cmd, 'list_commands') else []):
             yield from walk(cmd.get_command(ctx, name), path + [name], ctx)
@@ -174,10 +213,57 @@ def reports_page(docs: Path, demo_dir: Path) -> str:
         cell = lambda t: html.escape(str(t)).replace('|', '\\|')
         rows = '\n'.join(f"| `{k}` | `{str(v['default']).replace('|', '/')}` | {cell(v['help'])} |" for k, v in report_parameters(name).items() if k != 'output_dir')
         parts.append(f"## {name}\n\n{info.description}.{link}\n\n```bash\nbenchnb report {name} -o reports/out\n```\n\n"
-                     f"| parameter | default | |\n|---|---|---|\n{rows}")
+                     f"| parameter | default | meaning |\n|---|---|---|\n{rows}")
     if not any((demo_dir/f'{n}.html').exists() for n in reports.names()):
         parts.append('!!! note\n    No demo reports were found in `reports/out/`: run `make demo`, then `make docs`, to link them here.')
     return '\n\n'.join(parts) + '\n'
+
+def page_ids(site_dir: Path) -> dict[Path, set[str]]:
+    "The element ids of every page of the built site (the targets an in-page link can name)."
+    return {p.resolve(): set(re.findall(r'\sid="([^"]+)"', p.read_text(encoding='utf-8'))) for p in site_dir.rglob('*.html')}
+
+LINK = re.compile(r'<a href="([^"#:]*\.html|)#([^"]+)"([^>]*)>(.*?)</a>', re.S)
+
+def fix_anchors(site_dir: Path) -> int:
+    """Links to an anchor a page lacks: nbdev links every backticked name, private helpers included, but only
+    documented names get a heading; a method's anchor is `class.method` where the heading's id is `classmethod`.
+    Point the link at the heading where one exists, else keep the name as plain code. Returns the links unlinked."""
+    ids, dropped = page_ids(site_dir), 0
+    for page in site_dir.rglob('*.html'):
+        def fix(m):
+            nonlocal dropped
+            target = (page.parent/m[1]).resolve() if m[1] else page.resolve()
+            have = ids.get(target, set())
+            if m[2] in have: return m[0]
+            if (alt := m[2].replace('.', '')) in have: return f'<a href="{m[1]}#{alt}"{m[3]}>{m[4]}</a>'
+            dropped += 1
+            return m[4]
+        text = page.read_text(encoding='utf-8')
+        if (new := LINK.sub(fix, text)) != text: page.write_text(new, encoding='utf-8')
+    return dropped
+
+def relative_404(site_dir: Path):
+    "mkdocs writes 404.html with root-absolute links (`/assets/…`), which break under a sub-path or from a file: relative."
+    p = site_dir/'404.html'
+    if p.exists(): p.write_text(re.sub(r'((?:href|src)=")/(?!/)', r'\1', p.read_text(encoding='utf-8')), encoding='utf-8')
+
+def report_screenshots(demo_dir: Path, names=('translator', 'cells', 'plism'), width: int=1280, height: int=1000) -> list[Path]:
+    "Screenshot the top of each demo report (headless Chromium, 1280 px) into docs/img/report-NAME.png for the how-to pages."
+    from PIL import Image
+    chromium = next(filter(None, map(shutil.which, ['chromium', 'chromium-browser', 'google-chrome'])), None)
+    if not chromium: sys.exit("headless Chromium is needed for --screenshots: run `make chromium`")
+    out = []
+    for name in names:
+        page, shot = Path(demo_dir)/f'{name}.html', ROOT/'docs'/'img'/f'report-{name}.png'
+        if not page.exists(): continue
+        shot.parent.mkdir(exist_ok=True)
+        subprocess.run([chromium, '--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--no-first-run',
+                        '--disable-background-networking', f'--window-size={width},{height}', f'--screenshot={shot}',
+                        page.resolve().as_uri()], check=True, capture_output=True, timeout=120)
+        im = Image.open(shot).convert('RGB')
+        im.resize((width * 3 // 4, height * 3 // 4), Image.LANCZOS).quantize(128).save(shot, optimize=True)
+        out.append(shot)
+    return out
 
 HOWTO_TITLES = {'translator': 'Translator', 'cells': 'Single-cell', 'plism': 'PLISM'}
 
@@ -187,6 +273,7 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     processors._do_eval = _only_defining_cells       # in-process (n_workers=0) so the patch applies
     if not hasattr(doclinks, '_nbdev_patch_name'): doclinks._nbdev_patch_name = doclinks.patch_name
     doclinks.patch_name = showdoc.patch_name = _patch_name
+    _patch_show_doc()
     cache = proc_nbs(n_workers=0, force=True, skip_folder_re=r'^(reports|[_.].*)$') if proc else ROOT/'_proc'
     docs = ROOT/'_docs'
     shutil.rmtree(docs, ignore_errors=True); (docs/'assets').mkdir(parents=True)
@@ -200,6 +287,9 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     sections.setdefault('CLI', []).insert(0, {'Command-line reference': 'cli-reference.md'})
     (docs/'reports.md').write_text(reports_page(docs, Path(demo_dir or ROOT/'reports'/'out')), encoding='utf-8')
     howtos = []
+    if (ROOT/'docs'/'img').exists():
+        (docs/'img').mkdir(exist_ok=True)
+        for png in (ROOT/'docs'/'img').glob('*.png'): shutil.copy(png, docs/'img'/png.name)
     for fam, label in HOWTO_TITLES.items():
         shutil.copy(ROOT/'docs'/f'howto-{fam}.md', docs/f'howto-{fam}.md'); howtos.append({label: f'howto-{fam}.md'})
     nav += [{'Run it on your model': howtos}, {'Reports': 'reports.md'}]
@@ -219,6 +309,7 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     cfg_path.write_text('# Generated by tools/build_docs.py\n' + yaml.safe_dump(cfg, sort_keys=False), encoding='utf-8')
     env = {**os.environ, 'NO_MKDOCS_2_WARNING': '1'}
     subprocess.run([sys.executable, '-m', 'mkdocs', 'build', '--quiet', '-f', str(cfg_path)], check=True, cwd=ROOT, env=env)
+    fix_anchors(Path(site_dir)); relative_404(Path(site_dir))
     return site_dir
 
 if __name__ == '__main__':
@@ -227,7 +318,9 @@ if __name__ == '__main__':
     ap.add_argument('--readme', action='store_true', help='only regenerate README.md')
     ap.add_argument('--check-readme', action='store_true', help='fail if README.md differs from nbs/index.ipynb')
     ap.add_argument('--demo-dir', default=str(ROOT/'reports'/'out'), help='folder of the demo reports to link (make demo)')
+    ap.add_argument('--screenshots', action='store_true', help="only re-shoot docs/img/report-*.png from the demo reports")
     a = ap.parse_args()
+    if a.screenshots: print(*report_screenshots(Path(a.demo_dir)), sep='\n'); sys.exit(0)
     if a.check_readme:
         ok = (ROOT/'README.md').read_text(encoding='utf-8') == readme_text()
         print('README.md is in step with nbs/index.ipynb' if ok else 'README.md differs from nbs/index.ipynb: run make readme')
