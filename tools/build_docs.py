@@ -137,10 +137,15 @@ def readme_text() -> str:
             parts.append(f"```{lang}\n{src.lstrip('!') if lang == 'bash' else src}\n```")
     return '<!-- Generated from nbs/index.ipynb by tools/build_docs.py --readme; edit the notebook, not this file. -->\n\n' + '\n\n'.join(parts) + '\n'
 
+SECTION_NAMES = {'translator': 'Translator', 'cells': 'Cells', 'plism': 'PLISM'}   # display names; others: Title case
+
 def nav_section(stem: str) -> str:
-    prefix = stem.split('_')[0]
+    "The nav section of a notebook: its family (`1x_translator.…` → Translator, any new family too), else by number."
     if stem == 'index': return ''
-    return {'0': 'Core', '1': 'Translator', '2': 'Cells', '3': 'PLISM', '9': 'CLI'}.get(prefix[:1], 'More')
+    prefix, _, module = stem.partition('_')
+    family = module.split('.')[0]
+    if '.' in module and prefix[:1] not in '04': return SECTION_NAMES.get(family, family.title())
+    return {'0': 'Core', '9': 'CLI'}.get(prefix[:1], 'More')
 
 def _only_defining_cells(cell):
     "Like nbdev's `_do_eval`, but a test cell that also imports something is not run for the docs (only its saved outputs are shown)."
@@ -265,7 +270,12 @@ def report_screenshots(demo_dir: Path, names=('translator', 'cells', 'plism'), w
         out.append(shot)
     return out
 
-HOWTO_TITLES = {'translator': 'Translator', 'cells': 'Single-cell', 'plism': 'PLISM'}
+def howto_pages() -> list[tuple[str, Path]]:
+    "Every `docs/howto-*.md` (a family adds its own), labelled by its title after 'Run it on your model: '."
+    order = {'translator': 0, 'cells': 1, 'plism': 2}
+    pages = sorted((ROOT/'docs').glob('howto-*.md'), key=lambda p: (order.get(p.stem[6:], 9), p.stem))
+    title = lambda p: p.read_text(encoding='utf-8').splitlines()[0].lstrip('# ').split(': ', 1)[-1].split(' (')[0]
+    return [(title(p)[:1].upper() + title(p)[1:], p) for p in pages]
 
 def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     from nbdev import doclinks, processors, showdoc
@@ -290,10 +300,11 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     if (ROOT/'docs'/'img').exists():
         (docs/'img').mkdir(exist_ok=True)
         for png in (ROOT/'docs'/'img').glob('*.png'): shutil.copy(png, docs/'img'/png.name)
-    for fam, label in HOWTO_TITLES.items():
-        shutil.copy(ROOT/'docs'/f'howto-{fam}.md', docs/f'howto-{fam}.md'); howtos.append({label: f'howto-{fam}.md'})
+    for label, page in howto_pages():
+        shutil.copy(page, docs/page.name); howtos.append({label: page.name})
     nav += [{'Run it on your model': howtos}, {'Reports': 'reports.md'}]
-    for sec in ['Core', 'CLI', 'Translator', 'Cells', 'PLISM', 'More']:
+    known = ['Core', 'CLI', 'Translator', 'Cells', 'PLISM']
+    for sec in known + sorted(set(sections) - set(known) - {'More'}) + ['More']:
         if sec in sections: nav.append({sec: sections[sec]})
     (docs/'assets'/'extra.css').write_text(
         '.nb-output{overflow-x:auto;margin:0 0 1em}.nb-output table{font-size:.75rem}\n'
