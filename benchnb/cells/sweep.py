@@ -50,6 +50,7 @@ def cells_embedding(adata, model: str) -> str:
 # %% ../../nbs/27_cells.sweep.ipynb #cbf4abd0
 def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     "One cells task on one embedding with one seed."
+    from benchnb.cells.leaderboard import cells_observations
     from benchnb.cells.tasks import CellDataset, evaluate
     _cells_tasks()                                  # every task registered, also on a fresh worker
     o = unit['options']
@@ -59,7 +60,8 @@ def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     seed = 42 if unit['seed'] is None else unit['seed']
     rows = evaluate(data, [key], o['labels'], batch_key=o['batch'], task_names=[unit['task']], baseline=(),
                     seed=seed, extras=o['extras'])
-    return [{'metric': r['metric'], 'value': r['value'], 'params': r.get('params') or {}} for r in rows]
+    rows = [{'metric': r['metric'], 'value': r['value'], 'params': r.get('params') or {}, 'seed': seed} for r in rows]
+    return rows + cells_observations(None, rows)      # this seed's values: an observation for `results compare`
 
 # %% ../../nbs/27_cells.sweep.ipynb #2a153ff6
 def _cells_paths(u: dict) -> list[str]:
@@ -73,7 +75,8 @@ def _cells_check(u: dict) -> list:
 # %% ../../nbs/27_cells.sweep.ipynb #9e9afa39
 register_unit_kind('cells', run_cells_unit, family='cells',
                    example={'dataset': CELLS_DEMO, 'model': 'X_pca', 'task': ['clustering', 'sequential'], 'seeds': [0],
-                            'options': {'labels': 'louvain'}}, tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
+                            'options': {'labels': 'louvain'}},
+                   tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
                    options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False),
                             'knn': (str, 'exact')},
                    description="single-cell tasks: dataset = .h5ad (or pbmc68k_reduced), model = obsm key or .npy file")

@@ -75,6 +75,7 @@ def run_plism_unit(unit: dict, work_dir: str) -> list[dict]:
     "Extract (per slide, on the engine) and evaluate (in blocks of pairs, on the engine) one extractor."
     import pandas as pd
     from benchnb.plism.evaluate import merge_metrics, parse_top_k
+    from benchnb.plism.leaderboard import plism_observations, plism_rows
     o, model, d = unit['options'], unit['model'], plism_dirs(unit, work_dir)
     res = unit.get('resources')
     _plism_extract(unit, d, o, res)
@@ -82,8 +83,9 @@ def run_plism_unit(unit: dict, work_dir: str) -> list[dict]:
     map_on_engine(_evaluate_block, [(d['features'], d['metrics'], model, i, blocks, o) for i in range(blocks)], res)
     ev = kwargs(from_unit(o))
     out = merge_metrics(d['features'], d['metrics'], model, ev['top_k'], ev['n_tiles'], ev['precision'])
-    top_k = parse_top_k(o['top_k'])
-    return plism_unit_rows(pd.read_csv(out/'metrics.csv'), pd.read_csv(out/'results.csv', index_col=0), top_k)
+    top_k, metrics = parse_top_k(o['top_k']), pd.read_csv(out/'metrics.csv')
+    per_pair = plism_observations(None, plism_rows(metrics))            # for `results compare`
+    return plism_unit_rows(metrics, pd.read_csv(out/'results.csv', index_col=0), top_k) + per_pair
 
 # %% ../../nbs/37_plism.sweep.ipynb #bcfadb52
 register_unit_kind('plism', run_plism_unit, family='plism',

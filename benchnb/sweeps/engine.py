@@ -147,9 +147,10 @@ def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.Pa
     if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
     keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
     row = {**unit_record(unit), **{k: res.get(k) for k in keys}}
+    rows = res.get('metrics', [])
     metrics = [{'metric': m['metric'], 'value': m['value'], 'params': m.get('params') or {},
-                'seed': m.get('seed', unit.seed)} for m in res.get('metrics', [])]
-    return db.record_unit(run_id, row, metrics)
+                'seed': m.get('seed', unit.seed)} for m in rows if 'obs_id' not in m]
+    return db.record_unit(run_id, row, metrics, [m for m in rows if 'obs_id' in m] or None)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #95ad6e86
 @dataclass

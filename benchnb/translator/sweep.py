@@ -52,16 +52,18 @@ def _translator_fetch(unit: dict, work_dir: str, o: dict) -> Path:
 def run_translator_unit(unit: dict, work_dir: str) -> list[dict]:
     "Fetch `dataset` (a benchmark) from `model` (a target), or take stored results, and evaluate them."
     from benchnb.translator.evaluate import evaluate_results
+    from benchnb.translator.leaderboard import translator_observations
     o, bench, target = unit['options'], unit['dataset'], unit['model']
     results = o['results']
     if results is None: results = _translator_fetch(unit, work_dir, o)
     ev = evaluate_results(bench, results, target, o['k'], o['config'])[0]
-    ev.save(plots=False)
-    return translator_rows(ev)
+    output_json = ev.save(plots=False)[0]
+    return translator_rows(ev) + translator_observations(output_json)   # per-query values: for `results compare`
 
 # %% ../../nbs/17_translator.sweep.ipynb #171a01d3
 register_unit_kind('translator', run_translator_unit, family='translator',
-                   example={'dataset': 'treats', 'model': 'reference', 'task': 'evaluate', 'options': {'k': 5}}, tasks=['evaluate'],
+                   example={'dataset': 'treats', 'model': 'reference', 'task': 'evaluate', 'options': {'k': 5}},
+                   tasks=['evaluate'],
                    options={'k': (int, 20), 'url': (str, None), 'config': (str, None), 'results': (str, None),
                             'concurrency': (int, 8)},
                    path_fields=lambda u: [f"options.{f}" for f in ('config', 'results') if u['options'][f]],
