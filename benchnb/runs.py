@@ -19,7 +19,7 @@ __all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atom
            'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'client_identity',
            'client_alive', 'check_seed']
 
-# %% ../nbs/00b_runs.ipynb #9d96ef4d
+# %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
 def os_error_names(path: str|os.PathLike, operation: str='writing') -> Iterator[None]:
     "Inside the block, an `OSError` without a file name gets `path`; every one gets `operation` (unless it has one)."
@@ -29,7 +29,7 @@ def os_error_names(path: str|os.PathLike, operation: str='writing') -> Iterator[
         if getattr(e, 'benchnb_operation', None) is None: e.benchnb_operation = operation
         raise
 
-# %% ../nbs/00b_runs.ipynb #4c3020d5
+# %% ../nbs/00b_runs.ipynb #8dc3c126
 def os_error_line(e: OSError) -> str:
     "One line for an `OSError`: 'no space left on device writing PATH' (the reason, the operation, the file)."
     reason = (e.strerror or type(e).__name__).rstrip('.')
@@ -294,13 +294,13 @@ def ctrl_c_deferred():
         for s, h in old.items(): signal.signal(s, h)
         for s in dict.fromkeys(held): old[s](s, None)
 
-# %% ../nbs/00b_runs.ipynb #b356e37b
+# %% ../nbs/00b_runs.ipynb #a79dc9d1
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised like Ctrl-C so that every clean-up path runs; the command exits 143."
 
 def _terminate(signum, frame): raise Terminated()
 
-# %% ../nbs/00b_runs.ipynb #8a12b7dc
+# %% ../nbs/00b_runs.ipynb #0114cbc1
 @contextlib.contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     "In the main thread, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) for the length of the block."
@@ -311,7 +311,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
-# %% ../nbs/00b_runs.ipynb #01ff3691
+# %% ../nbs/00b_runs.ipynb #801ce573
 def _proc_start(pid: int) -> int|None:
     "The start time of process `pid` in clock ticks since boot (Linux), or None."
     try: return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
@@ -321,7 +321,7 @@ def client_identity() -> dict:
     "This process: host, pid and start time (to tell a live run from a pid reused by another process)."
     return {'host': socket.gethostname(), 'pid': os.getpid(), 'pid_started': _proc_start(os.getpid())}
 
-# %% ../nbs/00b_runs.ipynb #5d881b8e
+# %% ../nbs/00b_runs.ipynb #aab200dc
 def client_alive(ident: Any) -> bool|None:
     "Whether the process `ident` (from `client_identity`) still runs; None when unknown (another host, no record)."
     if not isinstance(ident, dict) or ident.get('host') != socket.gethostname(): return None
@@ -333,7 +333,7 @@ def client_alive(ident: Any) -> bool|None:
     started = ident.get('pid_started')
     return started is None or _proc_start(pid) in (None, started)
 
-# %% ../nbs/00b_runs.ipynb #c54ce566
+# %% ../nbs/00b_runs.ipynb #9368c6cd
 SEED_MAX = 2**32 - 1
 
 def check_seed(seed: Any, field: str='seed', file: str|os.PathLike|None=None) -> int:

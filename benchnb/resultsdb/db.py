@@ -103,7 +103,7 @@ class ResultsDB:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-# %% ../../nbs/40_resultsdb.db.ipynb #1c27c6af
+# %% ../../nbs/40_resultsdb.db.ipynb #0e242dd5
 @patch
 def mark_dead_runs(self: ResultsDB) -> list[str]:
     "Mark 'interrupted' every 'running' run whose recorded client process is gone; return their ids."

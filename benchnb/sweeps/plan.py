@@ -54,7 +54,7 @@ def _marks(node, path=(), out=None, seen=None) -> dict:
         for i, v in enumerate(node.value): _marks(v, path + (i,), out, seen)
     return out
 
-# %% ../../nbs/41_sweeps.plan.ipynb #ebb51a7f
+# %% ../../nbs/41_sweeps.plan.ipynb #27b3d1c9
 def _env_limit(name: str, default: int) -> int:
     "A positive integer limit from environment variable `name`, else `default`."
     raw = os.environ.get(name, '').strip()
@@ -65,7 +65,7 @@ def _env_limit(name: str, default: int) -> int:
 def max_plan_nodes() -> int: return _env_limit('BENCHNB_MAX_PLAN_NODES', 1_000_000)
 def max_plan_units() -> int: return _env_limit('BENCHNB_MAX_UNITS', 100_000)
 
-# %% ../../nbs/41_sweeps.plan.ipynb #45d19b91
+# %% ../../nbs/41_sweeps.plan.ipynb #7c2b8209
 def _expanded_size(node, memo: dict) -> int:
     "Nodes `node` stands for, aliases counted each time they are used (memoised by node identity)."
     if id(node) in memo: return memo[id(node)]
@@ -316,14 +316,14 @@ def _n_units(e: dict) -> int:
     for axis in [*(e.get(f) for f in ('dataset', 'model', 'task', 'seeds')), *grid.values()]: n *= len(_listify(axis))
     return n
 
-# %% ../../nbs/41_sweeps.plan.ipynb #152ec975
+# %% ../../nbs/41_sweeps.plan.ipynb #6335beea
 def _too_many(entries: list, err: Callable) -> list:
     total, limit = sum(_n_units(e) for e in entries), max_plan_units()
     if total <= limit: return []
     return [err(('units',), f"the plan expands to {total:,} units, more than the limit of {limit:,} "
                             "(BENCHNB_MAX_UNITS raises it)")]
 
-# %% ../../nbs/41_sweeps.plan.ipynb #2eb1002c
+# %% ../../nbs/41_sweeps.plan.ipynb #acfdd7dd
 def _warn_duplicates(dups: dict, err: Callable) -> None:
     "Log one warning per entry that repeats units of an earlier one: {(entry, earlier entry): [unit labels]}."
     for (i, j), labels in dups.items():
