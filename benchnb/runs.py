@@ -16,8 +16,8 @@ from .core import ConfigError, RunError, package_versions
 # %% auto #0
 __all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
            'write_json', 'write_npy', 'git_revision', 'now_iso', 'RunDir', 'new_run_id', 'Ledger', 'pending_files',
-           'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'client_identity',
-           'client_alive', 'check_seed']
+           'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen',
+           'client_identity', 'client_alive', 'check_seed']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -298,7 +298,11 @@ def ctrl_c_deferred():
 class Terminated(KeyboardInterrupt):
     "SIGTERM, raised like Ctrl-C so that every clean-up path runs; the command exits 143."
 
-def _terminate(signum, frame): raise Terminated()
+_SIGTERM_SEEN = threading.Event()
+
+def _terminate(signum, frame):
+    _SIGTERM_SEEN.set()
+    raise Terminated()
 
 # %% ../nbs/00b_runs.ipynb #0114cbc1
 @contextlib.contextmanager
@@ -307,9 +311,15 @@ def sigterm_as_interrupt() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    _SIGTERM_SEEN.clear()
     old = signal.signal(signal.SIGTERM, _terminate)
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
+
+# %% ../nbs/00b_runs.ipynb #9494cc7e
+def sigterm_seen() -> bool:
+    "Whether SIGTERM arrived in the current (or the last) `sigterm_as_interrupt` block."
+    return _SIGTERM_SEEN.is_set()
 
 # %% ../nbs/00b_runs.ipynb #801ce573
 def _proc_start(pid: int) -> int|None:

@@ -13,7 +13,7 @@ import yaml
 from fastcore.basics import patch
 
 from ..core import ConfigError, Registry, get_logger
-from ..runs import SEED_MAX, check_seed
+from ..runs import check_seed
 
 # %% auto #0
 __all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'log', 'UnitKind', 'register_unit_kind', 'max_plan_nodes',
