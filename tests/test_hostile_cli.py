@@ -87,7 +87,7 @@ def _damage(db_file: Path, how: str):
 def test_damaged_database_is_named(tmp_path, how):
     from benchnb.resultsdb.db import ResultsDB
     with ResultsDB(tmp_path/'res') as db:
-        db.con.execute("INSERT INTO runs SELECT 'r' || i, NULL, NULL, 'done', NULL FROM range(100000) t(i)")
+        db.con.execute("INSERT INTO units (unit_id, family, status) SELECT 'u' || i, 'cells', 'done' FROM range(100000) t(i)")
     _damage(tmp_path/'res'/'results.duckdb', how)
     code, out, err = run_main('results', 'list', tmp_path/'res')
     assert code == 1 and str(tmp_path/'res'/'results.duckdb') in one_error_line(err)
@@ -125,7 +125,7 @@ def _plan(tmp_path, body: str) -> Path:
 def test_validate_refuses_seeds_numpy_refuses(tmp_path, seed):
     p = _plan(tmp_path, f"""\
         units:
-          - {{family: cells, dataset: pbmc68k_reduced, model: X_pca, task: clustering, seeds: [0, {seed}]}}
+          - {{family: cells, dataset: pbmc68k_reduced, model: X_pca, task: clustering, seeds: [0, {seed}], options: {{labels: bulk_labels}}}}
         """)
     code, out, err = run_main('sweep', 'validate', p)
     assert code == 1 and f"value {seed}" in err and 'a seed is an integer from 0 to 4294967295' in err, err
@@ -143,34 +143,35 @@ def test_plan_size_limits(tmp_path):
     bomb = "x0: &x0 [0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n" + ''.join(
         f"x{i}: &x{i} [{', '.join([f'*x{i-1}'] * 10)}]\n" for i in range(1, 4))
     p = _plan(tmp_path, "")
-    p.write_text(bomb + "units:\n  - {family: cells, dataset: pbmc68k_reduced, model: X_pca, task: clustering, seeds: *x3}\n")
+    p.write_text(bomb + "units:\n  - {family: cells, dataset: pbmc68k_reduced, model: X_pca, task: clustering, seeds: *x3, options: {labels: bulk_labels}}\n")
     code, out, err = run_main('sweep', 'validate', p, env={'BENCHNB_MAX_PLAN_NODES': '1000'})
     assert code == 1 and 'anchors and aliases expand to' in one_error_line(err)
     p = _plan(tmp_path, """\
         units:
-          - {family: cells, dataset: pbmc68k_reduced, model: [X_pca, X_umap], task: clustering, seeds: [0, 1, 2]}
+          - {family: cells, dataset: pbmc68k_reduced, model: [X_pca, X_umap], task: clustering, seeds: [0, 1, 2], options: {labels: bulk_labels}}
         """)
     code, out, err = run_main('sweep', 'validate', p, env={'BENCHNB_MAX_UNITS': '5'})
     assert code == 1 and 'the plan expands to 6 units, more than the limit of 5' in err, err
     assert run_main('sweep', 'validate', p, env={'BENCHNB_MAX_UNITS': '6'})[0] == 0
 
 
-def test_duplicate_plan_entries_are_named(tmp_path):
+def test_duplicate_plan_entries_are_named(tmp_path, caplog):
     p = _plan(tmp_path, """\
         units:
-          - {family: cells, dataset: pbmc68k_reduced, model: [X_pca, X_umap], task: clustering}
-          - {family: cells, dataset: pbmc68k_reduced, model: X_umap, task: clustering}
+          - {family: cells, dataset: pbmc68k_reduced, model: [X_pca, X_umap], task: clustering, options: {labels: bulk_labels}}
+          - {family: cells, dataset: pbmc68k_reduced, model: X_umap, task: clustering, options: {labels: bulk_labels}}
         """)
     code, out, err = run_main('sweep', 'validate', p)
     assert code == 0 and '2 units' in out
-    assert "field 'units[1]': repeats 1 unit(s) of units[0]" in err, err
+    warned = [r.getMessage() for r in caplog.records if r.levelname == 'WARNING']
+    assert any("field 'units[1]': repeats 1 unit(s) of units[0]" in w for w in warned), warned
 
 
 def test_sweep_datasets_keep_the_plan_s_name(tmp_path):
     import benchnb.sweeps.units  # noqa: F401  (registers the unit kinds)
     from benchnb.sweeps.plan import load_plan, unit_record
     (tmp_path/'data').mkdir(); (tmp_path/'data'/'dsB.h5ad').write_bytes(b'')
-    p = _plan(tmp_path, "units:\n  - {family: cells, dataset: data/dsB.h5ad, model: X_pca, task: clustering}\n")
+    p = _plan(tmp_path, "units:\n  - {family: cells, dataset: data/dsB.h5ad, model: X_pca, task: clustering, options: {labels: bulk_labels}}\n")
     u = load_plan(p).units[0]
     assert u.dataset == str((tmp_path/'data'/'dsB.h5ad').resolve())   # the worker gets the resolved path ...
     assert unit_record(u)['dataset'] == 'data/dsB.h5ad'                # ... the results, the plan's name
@@ -250,3 +251,26 @@ def test_evaluate_flags_malformed_responses(response, status, says):
     ev = evaluate_responses('b', [q], {'Q1': response}, k=2)
     assert ev.status == [status]
     assert any(says in w and 'Q1' in w for w in ev.warnings), ev.warnings
+
+
+# --- sweeps: signals to the whole process group, progress off a terminal ---------------------------------------
+
+@pytest.mark.parametrize('sig, code, said', [(signal.SIGINT, 130, 'benchnb: interrupted;'),
+                                             (signal.SIGTERM, 143, 'benchnb: terminated (SIGTERM);')])
+def test_sweep_stopped_by_a_signal_to_its_group_says_one_line(tmp_path, sig, code, said):
+    "As a terminal's Ctrl-C (or a container stop) does: every process of the group gets the signal, workers too."
+    from test_sweeps_reliability import db_tables, finish, sleep_plan, wait_for
+    markers = tmp_path/'markers'
+    plan = sleep_plan(tmp_path/'plan.yaml', 6, 2.0, markers)
+    env = {k: v for k, v in ENV.items() if k != 'BENCHNB_PROGRESS'}         # no setting: progress as a user gets it
+    p = subprocess.Popen(CMD + ['sweep', 'run', str(plan), '--results', str(tmp_path/'res'), '--workers', '2'],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try: wait_for(lambda: markers.exists() and list(markers.glob('*.end')), what='a unit to finish')
+    except BaseException: finish(p, timeout=5); raise
+    os.killpg(p.pid, sig)
+    rc, out, err = finish(p, timeout=120)
+    assert rc == code, err
+    assert 'Traceback' not in err and 'KeyboardInterrupt' not in err, err
+    assert 'benchnb: units: 0/6 unit' in err, err                           # progress lines off a terminal
+    assert err.strip().splitlines()[-1].startswith(said), err
+    assert db_tables(tmp_path/'res')[2].status.tolist() == ['interrupted']
