@@ -62,6 +62,7 @@ _ENV_HELP = ("\b\nEnvironment:\n"
 
 def _epilog() -> str:
     codes = '\n'.join(f"  {c:<4} {m}" for c, m in EXIT_CODES.items())
+    codes += "\n  143  terminated (SIGTERM): as 130"          # 128 + SIGTERM; see `EXIT_TERMINATED` below
     return (f"\b\nExit status (every command):\n{codes}\n\n{_ENV_HELP}"
             "\b\nExample:\n  benchnb demo -o reports/out        # every report on its demo data")
 

@@ -79,7 +79,7 @@ def check_parameters(name: str, parameters: dict) -> None:
         raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}",
                           field='-p', value=key)
 
-# %% ../nbs/01_report.ipynb #9b4566c4
+# %% ../nbs/01_report.ipynb #616a530f
 _ACCEPTS = {float: (int, float), str: (str, int, float), tuple: (list, tuple)}
 
 def _default_type(source: str) -> type|None:
@@ -92,7 +92,7 @@ def _type_ok(value: Any, t: type) -> bool:
     ok = _ACCEPTS.get(t, (t,))
     return isinstance(value, ok) and (t is bool or not isinstance(value, bool))
 
-# %% ../nbs/01_report.ipynb #37a46008
+# %% ../nbs/01_report.ipynb #4670ae27
 def check_parameter_types(name: str, parameters: dict) -> None:
     "Raise `ConfigError` naming the first parameter whose value's type does not fit its default's."
     known = report_parameters(name)
@@ -103,7 +103,7 @@ def check_parameter_types(name: str, parameters: dict) -> None:
         raise ConfigError(f"report {name!r} expects {t.__name__} for {key!r} (default {known[key]['default']}), "
                           f"got {type(value).__name__}", field='-p', value=f"{key}={value!r}")
 
-# %% ../nbs/01_report.ipynb #ac582388
+# %% ../nbs/01_report.ipynb #fd0bec01
 def _user_path(v: Any, cwd: Path) -> Any:
     if not isinstance(v, str) or not v.strip() or '://' in v: return v
     p = os.path.expanduser(v)
@@ -257,7 +257,7 @@ def _keep_failed(tmp: str, dest: Path, error: str) -> ReportError:
     return ReportError(f"report failed at {error} (its notebook: {failed.name}; the previous report is untouched)",
                        file=failed)
 
-# %% ../nbs/01_report.ipynb #5da07e7b
+# %% ../nbs/01_report.ipynb #fa64a64d
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."

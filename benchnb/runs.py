@@ -316,7 +316,7 @@ def sigterm_as_interrupt() -> Iterator[None]:
     try: yield
     finally: signal.signal(signal.SIGTERM, old)
 
-# %% ../nbs/00b_runs.ipynb #9494cc7e
+# %% ../nbs/00b_runs.ipynb #e61cd9cd
 def sigterm_seen() -> bool:
     "Whether SIGTERM arrived in the current (or the last) `sigterm_as_interrupt` block."
     return _SIGTERM_SEEN.is_set()

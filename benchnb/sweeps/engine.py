@@ -86,7 +86,7 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
         out.update(_failure(e))
     return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0}
 
-# %% ../../nbs/42_sweeps.engine.ipynb #8ef8f4fe
+# %% ../../nbs/42_sweeps.engine.ipynb #0372b0a6
 @contextlib.contextmanager
 def client_env_kept():
     "Undo, when the block ends, every change made to this process's environment inside it."
@@ -97,7 +97,7 @@ def client_env_kept():
         for k, v in saved.items():
             if os.environ.get(k) != v: os.environ[k] = v
 
-# %% ../../nbs/42_sweeps.engine.ipynb #7205f60a
+# %% ../../nbs/42_sweeps.engine.ipynb #dd814a8c
 @contextlib.contextmanager
 def workers_ignore_ctrl_c():
     "Processes started in the block ignore SIGINT (inherited); the client's handler is back when it ends."
@@ -108,7 +108,7 @@ def workers_ignore_ctrl_c():
     try: yield
     finally: signal.signal(signal.SIGINT, old)
 
-# %% ../../nbs/42_sweeps.engine.ipynb #e371220b
+# %% ../../nbs/42_sweeps.engine.ipynb #8d75c5c3
 _DASK_LOGGERS = ('distributed', 'tornado', 'asyncio')
 
 @contextlib.contextmanager

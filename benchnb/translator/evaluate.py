@@ -434,7 +434,8 @@ def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: s
         if n_res[i]: sources[src] += 1
         if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
     R = np.array([len(truth[q.uid]) for q in queries])
-    return dict(hits=hits, n_relevant=R, status=status, n_results=n_res, problems=problems), sources, unscored, malformed
+    cols = dict(hits=hits, n_relevant=R, status=status, n_results=n_res, problems=problems)
+    return cols, sources, unscored, malformed
 
 # %% ../../nbs/13_translator.evaluate.ipynb #1097f3af
 def _unscored_warning(benchmark: str, unscored: list[str]) -> list[str]:
@@ -446,8 +447,10 @@ def _unscored_warning(benchmark: str, unscored: list[str]) -> list[str]:
 
 def _malformed_warning(benchmark: str, malformed: list[tuple]) -> list[str]:
     "The warnings (none or one, also logged) about responses with malformed results or scores, naming the first."
+    if not malformed: return []
+    uid, why = malformed[0]
     warn = [f"{len(malformed)} response(s) are malformed (results not a list: counted failed; a score that is not a "
-            f"finite number: that result ranked as unscored), e.g. {malformed[0][0]}: {malformed[0][1]}"] if malformed else []
+            f"finite number: that result ranked as unscored), e.g. {uid}: {why}"]
     for w in warn: log.warning("%s: %s", benchmark, w)
     return warn
 
