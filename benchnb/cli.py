@@ -15,9 +15,10 @@ import typer.core
 from .core import (EXIT_CODES, EXIT_ERROR, EXIT_FAILURES, EXIT_INTERRUPTED, BenchnbError, close_progress,
                           configure_logging, families, load_plugins)
 from .report import ReportError, parse_parameters, reports, run_demo, run_report
+from .runs import Terminated, os_error_line, sigterm_as_interrupt, sigterm_seen
 
 # %% auto #0
-__all__ = ['build_app', 'main', 'entry']
+__all__ = ['EXIT_TERMINATED', 'build_app', 'main', 'entry']
 
 # %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
@@ -61,6 +62,7 @@ _ENV_HELP = ("\b\nEnvironment:\n"
 
 def _epilog() -> str:
     codes = '\n'.join(f"  {c:<4} {m}" for c, m in EXIT_CODES.items())
+    codes += "\n  143  terminated (SIGTERM): as 130"          # 128 + SIGTERM; see `EXIT_TERMINATED` below
     return (f"\b\nExit status (every command):\n{codes}\n\n{_ENV_HELP}"
             "\b\nExample:\n  benchnb demo -o reports/out        # every report on its demo data")
 
@@ -118,26 +120,41 @@ def _internal_error(e: Exception) -> int:
     return EXIT_ERROR
 
 # %% ../nbs/09_cli.ipynb #2d54b170
-def _say_interrupted(argv: list[str]|None):
+EXIT_TERMINATED = 143     # 128 + SIGTERM, as a shell reports a process ended by it
+
+def _say_interrupted(argv: list[str]|None, code: int=EXIT_INTERRUPTED):
     if argv is None and threading.current_thread() is threading.main_thread():
-        # the console command is ending: more Ctrl-C must not break the exit
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _say("interrupted; finished work is kept, rerun the same command to resume")
+        # the console command is ending: more Ctrl-C (or SIGTERM) must not break the exit
+        for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)
+    what = 'terminated (SIGTERM)' if code == EXIT_TERMINATED else 'interrupted'
+    _say(f"{what}; finished work is kept, rerun the same command to resume")
 
 # %% ../nbs/09_cli.ipynb #1fd5b5d5
-def main(argv: list[str]|None=None) -> int:
-    "Run the `benchnb` command; return the exit status (see `EXIT_CODES`)."
-    configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))
+def _stop_code(e: BaseException) -> int:
+    "130 for Ctrl-C, 143 for SIGTERM (typer and click wrap either in `Exit(130)` or `Abort`)."
+    causes = (e, e.__cause__, e.__context__)
+    return EXIT_TERMINATED if sigterm_seen() or any(isinstance(c, Terminated) for c in causes) else EXIT_INTERRUPTED
+
+def _run(argv: list[str]|None) -> int:
     try: code = _app_code(build_app()(args=argv, prog_name='benchnb', standalone_mode=False))
-    except typer.Exit as e: code = e.exit_code
-    except (typer.Abort, KeyboardInterrupt): code = EXIT_INTERRUPTED
+    except typer.Exit as e: code = _stop_code(e) if isinstance(e.__cause__, KeyboardInterrupt) else e.exit_code
+    except (typer.Abort, KeyboardInterrupt) as e: code = _stop_code(e)
     except typer.TyperException as e: return _usage_error(e)   # usage errors: 2
-    except (BenchnbError, FileNotFoundError, PermissionError) as e:
+    except BenchnbError as e:
         _say(f"error: {e}")
         return EXIT_ERROR
+    except OSError as e:                                        # one line: what failed, doing what, on which file
+        _say(f"error: {os_error_line(e)}")
+        return EXIT_ERROR
     except Exception as e: return _internal_error(e)
-    if code == EXIT_INTERRUPTED: _say_interrupted(argv)
+    if code == EXIT_INTERRUPTED and sigterm_seen(): code = EXIT_TERMINATED   # typer returns 130 for either
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED): _say_interrupted(argv, code)
     return code
+
+def main(argv: list[str]|None=None) -> int:
+    "Run the `benchnb` command; return the exit status (see `EXIT_CODES`; 143 after SIGTERM)."
+    configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))
+    with sigterm_as_interrupt(): return _run(argv)
 
 # %% ../nbs/09_cli.ipynb #172c3ab3
 def entry(argv: list[str]|None=None) -> None:

@@ -4,19 +4,20 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import difflib, html, json, os, re, tempfile, time
+import ast, difflib, html, json, os, re, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
-from .runs import write_text
+from .runs import ctrl_c_deferred, current_umask, write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
 __all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters', 'report_parameters', 'check_parameters',
-           'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
-           'run_report', 'small_sample_note', 'write_index', 'run_demo']
+           'check_parameter_types', 'resolve_user_paths', 'report_kernel', 'clean_stderr', 'tidy_report',
+           'notebook_to_html', 'ReportError', 'ReportOutput', 'run_report', 'small_sample_note', 'write_index',
+           'run_demo']
 
 # %% ../nbs/01_report.ipynb #38189006
 reports = Registry('report')
@@ -77,6 +78,42 @@ def check_parameters(name: str, parameters: dict) -> None:
         valid = ', '.join(k for k in known if k != 'output_dir')
         raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}",
                           field='-p', value=key)
+
+# %% ../nbs/01_report.ipynb #616a530f
+_ACCEPTS = {float: (int, float), str: (str, int, float), tuple: (list, tuple)}
+
+def _default_type(source: str) -> type|None:
+    "The type of a parameter's default (its source text), or None when it is None or not a literal."
+    try: v = ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError): return None
+    return None if v is None else type(v)
+
+def _type_ok(value: Any, t: type) -> bool:
+    ok = _ACCEPTS.get(t, (t,))
+    return isinstance(value, ok) and (t is bool or not isinstance(value, bool))
+
+# %% ../nbs/01_report.ipynb #4670ae27
+def check_parameter_types(name: str, parameters: dict) -> None:
+    "Raise `ConfigError` naming the first parameter whose value's type does not fit its default's."
+    known = report_parameters(name)
+    for key, value in parameters.items():
+        if key not in known or value is None: continue
+        t = _default_type(known[key]['default'])
+        if t is None or _type_ok(value, t): continue
+        raise ConfigError(f"report {name!r} expects {t.__name__} for {key!r} (default {known[key]['default']}), "
+                          f"got {type(value).__name__}", field='-p', value=f"{key}={value!r}")
+
+# %% ../nbs/01_report.ipynb #fd0bec01
+def _user_path(v: Any, cwd: Path) -> Any:
+    if not isinstance(v, str) or not v.strip() or '://' in v: return v
+    p = os.path.expanduser(v)
+    if os.path.isabs(p): return p if p != v else v
+    return str(cwd/p) if ('/' in p or os.sep in p or (cwd/p).exists()) else v
+
+def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None) -> dict:
+    "`parameters` with relative path values made absolute from `cwd` (default: the current folder)."
+    cwd = Path(cwd or os.getcwd()).absolute()
+    return {k: _user_path(v, cwd) for k, v in parameters.items()}
 
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:
@@ -173,7 +210,7 @@ def notebook_to_html(ipynb: str|os.PathLike, html_path: str|os.PathLike|None=Non
 
 # %% ../nbs/01_report.ipynb #49c99c6e
 class ReportError(RunError):
-    "A report notebook failed; the partial executed notebook is kept."
+    "A report notebook failed; its partial notebook is kept as NAME.failed.ipynb, the previous report untouched."
 
 @dataclass
 class ReportOutput:
@@ -191,6 +228,7 @@ def _report_paths(out_dir: Path, name: str) -> tuple[Path, Path, str]:
     files.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix='.ipynb')
     os.close(fd)
+    os.chmod(tmp, 0o666 & ~current_umask())     # mkstemp makes it 0600: the report gets what open() would give
     return files, out_dir/f"{name}.ipynb", tmp
 
 # %% ../nbs/01_report.ipynb #6a8f65c0
@@ -205,21 +243,38 @@ def _execute(path: Path, tmp: str, params: dict, cwd: Path, timeout: int|None) -
     return None
 
 # %% ../nbs/01_report.ipynb #332e3f44
+def _install_pair(nb_tmp: str, dest: Path, html_tmp: Path|None):
+    "Rename the new notebook and its HTML over the old pair, with Ctrl-C and SIGTERM held between the renames."
+    with ctrl_c_deferred():
+        if html_tmp is not None: os.replace(html_tmp, dest.with_suffix('.html'))
+        else: dest.with_suffix('.html').unlink(missing_ok=True)       # an old page would not match the new notebook
+        os.replace(nb_tmp, dest)
+        dest.with_name(f"{dest.stem}.failed.ipynb").unlink(missing_ok=True)
+
+def _keep_failed(tmp: str, dest: Path, error: str) -> ReportError:
+    failed = dest.with_name(f"{dest.stem}.failed.ipynb")
+    os.replace(tmp, failed)
+    return ReportError(f"report failed at {error} (its notebook: {failed.name}; the previous report is untouched)",
+                       file=failed)
+
+# %% ../nbs/01_report.ipynb #fa64a64d
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
-    info, out_dir = reports[name], Path(out_dir).resolve()
-    check_parameters(name, parameters or {})
+    info, out_dir, parameters = reports[name], Path(out_dir).resolve(), resolve_user_paths(parameters or {})
+    check_parameters(name, parameters)
+    check_parameter_types(name, parameters)
     t0 = time.time()
     files, dest, tmp = _report_paths(out_dir, name)
-    params = {'output_dir': str(files), **(parameters or {})}
-    log.info("running report %s with %s", name, params)
-    try: error = _execute(info.path, tmp, params, files, timeout)
+    page = Path(tmp).with_suffix('.html')
+    log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
+    try:
+        if error := _execute(info.path, tmp, params, files, timeout): raise _keep_failed(tmp, dest, error)
+        if html: notebook_to_html(tmp, page, show_code=show_code)
+        _install_pair(tmp, dest, page if html else None)
     finally:
-        if Path(tmp).exists(): os.replace(tmp, dest)
-    page = notebook_to_html(dest, show_code=show_code) if html and dest.exists() else None
-    if error: raise ReportError(f"report failed at {error} (partial notebook kept)", file=dest)
-    return ReportOutput(name, dest, page, time.time() - t0, 'ok', None)
+        for p in (Path(tmp), page): p.unlink(missing_ok=True)
+    return ReportOutput(name, dest, dest.with_suffix('.html') if html else None, time.time() - t0, 'ok', None)
 
 # %% ../nbs/01_report.ipynb #eddf3021
 def small_sample_note(n: int, unit: str, minimum: int=30) -> str:
@@ -254,9 +309,8 @@ def write_index(outputs: list[ReportOutput], out_dir: str|os.PathLike) -> Path:
 
 # %% ../nbs/01_report.ipynb #30c669f1
 def _failed_output(name: str, out_dir: Path, seconds: float, e: Exception) -> ReportOutput:
-    nb = out_dir/f"{name}.ipynb"
-    page = nb.with_suffix('.html')
-    return ReportOutput(name, nb, page if page.exists() else None, seconds, 'failed', str(e))
+    nb = out_dir/f"{name}.failed.ipynb"
+    return ReportOutput(name, nb if nb.exists() else out_dir/f"{name}.ipynb", None, seconds, 'failed', str(e))
 
 # %% ../nbs/01_report.ipynb #1ca05934
 def run_demo(out_dir: str|os.PathLike='reports/out', names: Iterable[str]|None=None) -> list[ReportOutput]:

@@ -11,11 +11,32 @@ from typing import Any, Callable, Iterable, Iterator
 import numpy as np
 from fastcore.basics import patch
 
-from .core import RunError, package_versions
+from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
-__all__ = ['current_umask', 'atomic_write', 'write_text', 'write_bytes', 'write_json', 'write_npy', 'git_revision', 'now_iso',
-           'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred']
+__all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
+           'write_json', 'write_npy', 'git_revision', 'now_iso', 'RunDir', 'new_run_id', 'Ledger', 'pending_files',
+           'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen',
+           'client_identity', 'client_alive', 'check_seed']
+
+# %% ../nbs/00b_runs.ipynb #ba82a37b
+@contextlib.contextmanager
+def os_error_names(path: str|os.PathLike, operation: str='writing') -> Iterator[None]:
+    "Inside the block, an `OSError` without a file name gets `path`; every one gets `operation` (unless it has one)."
+    try: yield
+    except OSError as e:
+        if e.filename is None: e.filename = str(path)
+        if getattr(e, 'benchnb_operation', None) is None: e.benchnb_operation = operation
+        raise
+
+# %% ../nbs/00b_runs.ipynb #8dc3c126
+def os_error_line(e: OSError) -> str:
+    "One line for an `OSError`: 'no space left on device writing PATH' (the reason, the operation, the file)."
+    reason = (e.strerror or type(e).__name__).rstrip('.')
+    if reason[1:2].islower(): reason = reason[:1].lower() + reason[1:]
+    op = getattr(e, 'benchnb_operation', None) or 'on'
+    files = [str(f) for f in (e.filename, e.filename2) if f is not None]
+    return f"{reason} {op} {' and '.join(files)}" if files else f"{reason} ({op} no named file)"
 
 # %% ../nbs/00b_runs.ipynb #e8866478
 _UMASK_LOCK = threading.Lock()
@@ -42,13 +63,13 @@ def _temp_beside(path: Path) -> tuple[int, str]:
 def atomic_write(path: str|os.PathLike, mode: str='w', encoding: str|None='utf-8') -> Iterator[Any]:
     "Open a temp file beside `path` for writing; rename it over `path` only if the block succeeds."
     path = Path(path)
-    fd, tmp = _temp_beside(path)
+    with os_error_names(path, 'writing'): fd, tmp = _temp_beside(path)
     try:
-        with os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
+        with os_error_names(path, 'writing'), os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with os_error_names(path, 'writing'): os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
@@ -257,16 +278,76 @@ def interruptible_map(fn: Callable[[Any], Any], units: Iterable, workers: int=4,
     finally: stop.set()
 
 # %% ../nbs/00b_runs.ipynb #4d319997
+_HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
 @contextlib.contextmanager
 def ctrl_c_deferred():
-    "Hold Ctrl-C (SIGINT) until the block ends, then run the usual handler: the write is whole, the signal not lost."
-    old = signal.getsignal(signal.SIGINT)
-    if threading.current_thread() is not threading.main_thread() or not callable(old):
+    "Hold Ctrl-C (SIGINT) and SIGTERM until the block ends, then run their usual handlers: the write is whole."
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
+    old = {s: h for s in _HELD_SIGNALS if callable(h := signal.getsignal(s))}
     held = []
-    signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    for s in old: signal.signal(s, lambda signum, frame: held.append(signum))
     try: yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if held: old(signal.SIGINT, None)
+        for s, h in old.items(): signal.signal(s, h)
+        for s in dict.fromkeys(held): old[s](s, None)
+
+# %% ../nbs/00b_runs.ipynb #a79dc9d1
+class Terminated(KeyboardInterrupt):
+    "SIGTERM, raised like Ctrl-C so that every clean-up path runs; the command exits 143."
+
+_SIGTERM_SEEN = threading.Event()
+
+def _terminate(signum, frame):
+    _SIGTERM_SEEN.set()
+    raise Terminated()
+
+# %% ../nbs/00b_runs.ipynb #0114cbc1
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    "In the main thread, SIGTERM raises `Terminated` (a `KeyboardInterrupt`) for the length of the block."
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _SIGTERM_SEEN.clear()
+    old = signal.signal(signal.SIGTERM, _terminate)
+    try: yield
+    finally: signal.signal(signal.SIGTERM, old)
+
+# %% ../nbs/00b_runs.ipynb #e61cd9cd
+def sigterm_seen() -> bool:
+    "Whether SIGTERM arrived in the current (or the last) `sigterm_as_interrupt` block."
+    return _SIGTERM_SEEN.is_set()
+
+# %% ../nbs/00b_runs.ipynb #801ce573
+def _proc_start(pid: int) -> int|None:
+    "The start time of process `pid` in clock ticks since boot (Linux), or None."
+    try: return int(Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[19])
+    except (OSError, ValueError, IndexError): return None
+
+def client_identity() -> dict:
+    "This process: host, pid and start time (to tell a live run from a pid reused by another process)."
+    return {'host': socket.gethostname(), 'pid': os.getpid(), 'pid_started': _proc_start(os.getpid())}
+
+# %% ../nbs/00b_runs.ipynb #aab200dc
+def client_alive(ident: Any) -> bool|None:
+    "Whether the process `ident` (from `client_identity`) still runs; None when unknown (another host, no record)."
+    if not isinstance(ident, dict) or ident.get('host') != socket.gethostname(): return None
+    pid = ident.get('pid')
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0: return None
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: pass                           # alive, owned by someone else
+    started = ident.get('pid_started')
+    return started is None or _proc_start(pid) in (None, started)
+
+# %% ../nbs/00b_runs.ipynb #9368c6cd
+SEED_MAX = 2**32 - 1
+
+def check_seed(seed: Any, field: str='seed', file: str|os.PathLike|None=None) -> int:
+    "`seed` as an int if numpy can seed with it (0 to 2**32-1); else a `ConfigError` naming `field` and the value."
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= SEED_MAX:
+        raise ConfigError(f"a seed is an integer from 0 to {SEED_MAX}", file=file, field=field, value=seed)
+    return int(seed)

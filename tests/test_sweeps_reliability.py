@@ -82,7 +82,7 @@ def test_client_killed_then_rerun_finishes_without_duplicates(tmp_path):
     units, metrics, runs = db_tables(tmp_path/'res')
     assert len(units) == 8 and units.unit_id.is_unique and set(units.status) == {'done'}
     assert len(metrics) == 16 and not metrics.duplicated(['unit_id', 'metric']).any()
-    assert sorted(runs.status) == ['done', 'running']           # the killed run never closed; the rerun did
+    assert sorted(runs.status) == ['done', 'interrupted']       # the killed run is marked on the next open; the rerun closed
     assert (units.run_id == runs.loc[runs.status == 'done', 'run_id'].item()).sum() == 8 - skipped
 
 

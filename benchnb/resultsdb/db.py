@@ -4,7 +4,7 @@
 
 # %% ../../nbs/40_resultsdb.db.ipynb #a34a1caa
 from __future__ import annotations
-import datetime as dt, json, math, os, threading
+import contextlib, datetime as dt, json, math, os, threading
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -14,7 +14,7 @@ import pandas as pd
 from fastcore.basics import patch
 
 from ..core import DataError, RunError
-from ..runs import ctrl_c_deferred
+from ..runs import client_alive, client_identity, ctrl_c_deferred, os_error_names
 
 # %% auto #0
 __all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB', 'observation_groups']
@@ -78,8 +78,8 @@ def _snapshot(path: Path) -> tuple[duckdb.DuckDBPyConnection, str]:
 # %% ../../nbs/40_resultsdb.db.ipynb #b4b17f2f
 def _open(path: Path, read_only: bool) -> tuple[duckdb.DuckDBPyConnection, str|None]:
     try: return duckdb.connect(str(path), read_only=read_only), None
-    except duckdb.IOException as e:
-        if not (read_only and 'lock' in str(e).lower()):
+    except duckdb.Error as e:               # locked, truncated, corrupt (checksums), not a database at all
+        if not (read_only and isinstance(e, duckdb.IOException) and 'lock' in str(e).lower()):
             msg = f"cannot open the results database ({str(e).splitlines()[0]})"
             raise RunError(msg, file=path) from None
         return _snapshot(path)
@@ -94,11 +94,30 @@ class ResultsDB:
         self.con,self._tmp = _open(self.path, read_only)
         self.snapshot = self._tmp is not None
         self._lock = threading.RLock()
-        if not read_only:
+        if not read_only: self._prepare()
+
+    def _prepare(self):
+        "Create the tables a writer lacks and mark dead runs; a damaged file is a `RunError` naming it."
+        try:
             for t,s in SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
+            self.mark_dead_runs()
+        except duckdb.Error as e:
+            self.close()
+            raise RunError(f"cannot open the results database ({str(e).splitlines()[0]})", file=self.path) from None
 
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
+
+# %% ../../nbs/40_resultsdb.db.ipynb #0e242dd5
+@patch
+def mark_dead_runs(self: ResultsDB) -> list[str]:
+    "Mark 'interrupted' every 'running' run whose recorded client process is gone; return their ids."
+    with self._lock: rows = self.con.execute("SELECT run_id, manifest FROM runs WHERE status='running'").fetchall()
+    dead = [r for r, m in rows if client_alive(json.loads(m).get('client') if m else None) is False]
+    with self._lock, ctrl_c_deferred():
+        for r in dead:
+            self.con.execute("UPDATE runs SET status='interrupted', finished_at=? WHERE run_id=?", [_now(), r])
+    return dead
 
 # %% ../../nbs/40_resultsdb.db.ipynb #87e6b647
 @patch
@@ -120,11 +139,12 @@ def __repr__(self: ResultsDB):
 # %% ../../nbs/40_resultsdb.db.ipynb #032a787c
 @patch
 def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
-    "Record run `run_id` (status 'running') with its manifest; a rerun of the same id keeps its start time."
+    "Record run `run_id` (status 'running') with its manifest and client; a rerun of the same id keeps its start time."
+    manifest = {**(manifest or {}), 'client': client_identity()}
     with self._lock, ctrl_c_deferred():
         self.con.execute("INSERT INTO runs VALUES (?, ?, NULL, 'running', ?) ON CONFLICT (run_id) DO UPDATE SET "
                          "status='running', finished_at=NULL, manifest=excluded.manifest",
-                         [run_id, _now(), _json(manifest or {})])
+                         [run_id, _now(), _json(manifest)])
 
 # %% ../../nbs/40_resultsdb.db.ipynb #67f6d138
 @patch
@@ -255,10 +275,18 @@ def _where(table: str, filters: dict) -> tuple[str, list]:
     return (' WHERE ' + ' AND '.join(conds) if conds else ''),args
 
 # %% ../../nbs/40_resultsdb.db.ipynb #a5d5e9da
+@contextlib.contextmanager
+def _reading(path: Path):
+    "A DuckDB error while reading becomes a `DataError` naming the database file (a damaged block shows only then)."
+    try: yield
+    except duckdb.InterruptException: raise KeyboardInterrupt from None
+    except duckdb.Error as e:
+        raise DataError(f"cannot read the results database ({str(e).splitlines()[0]})", file=path) from None
+
 @patch
 def _select(self: ResultsDB, table: str, filters: dict) -> pd.DataFrame:
     where,args = _where(table, filters)
-    with self._lock: df = self.con.execute(f"SELECT * FROM {table}{where}", args).df()
+    with self._lock, _reading(self.path): df = self.con.execute(f"SELECT * FROM {table}{where}", args).df()
     for c in ('params', 'manifest', 'clusters'):
         if c in df: df[c] = [None if x is None else json.loads(x) for x in df[c]]
     return df
@@ -300,15 +328,25 @@ def _has(self: ResultsDB, table: str) -> bool:
     with self._lock: return self.con.execute(q, [table]).fetchone()[0] > 0
 
 # %% ../../nbs/40_resultsdb.db.ipynb #1b45f8e2
+def _write_table(con: duckdb.DuckDBPyConnection, table: str, path: Path):
+    "Write `table` to the Parquet file `path` (DuckDB's relation API: no SQL text, so any path is safe)."
+    con.table(table).write_parquet(str(path))
+
 @patch
 def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
-    "Write every table to `out_dir/<table>.parquet`; return the paths."
+    "Write every table to `out_dir/<table>.parquet`, all or none; return the paths."
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    paths = []
-    for t in SCHEMA:
-        p,tmp = out/f"{t}.parquet",out/f".{t}.parquet.tmp"
-        with self._lock: self.con.execute(f"COPY {t} TO '{tmp}' (FORMAT PARQUET)")
-        os.replace(tmp, p)
-        paths.append(p)
-    return paths
+    created = not out.exists()
+    with os_error_names(out, 'exporting to'):
+        out.mkdir(parents=True, exist_ok=True)
+        stage = Path(tempfile.mkdtemp(dir=out, prefix='.export-'))
+    try:
+        with self._lock, _reading(self.path):
+            for t in SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
+        with os_error_names(out, 'exporting to'):
+            for t in SCHEMA: os.replace(stage/f"{t}.parquet", out/f"{t}.parquet")
+    except BaseException:
+        if created: shutil.rmtree(out, ignore_errors=True)
+        raise
+    finally: shutil.rmtree(stage, ignore_errors=True)
+    return [out/f"{t}.parquet" for t in SCHEMA]

@@ -4,22 +4,22 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import dataclasses, datetime, logging, os, time, traceback, uuid
+import contextlib, dataclasses, datetime, logging, os, signal, threading, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
-import dask
 from fastcore.basics import patch
-from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, progress
+from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, progress
 from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file', 'execute_unit', 'ClusterInfo',
-           'GatherNoise', 'quiet_gather_noise', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id',
-           'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file', 'execute_unit',
+           'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise', 'quiet_gather_noise',
+           'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep',
+           'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -86,6 +86,44 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
         out.update(_failure(e))
     return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0}
 
+# %% ../../nbs/42_sweeps.engine.ipynb #0372b0a6
+@contextlib.contextmanager
+def client_env_kept():
+    "Undo, when the block ends, every change made to this process's environment inside it."
+    saved = dict(os.environ)
+    try: yield
+    finally:
+        for k in [k for k in os.environ if k not in saved]: del os.environ[k]
+        for k, v in saved.items():
+            if os.environ.get(k) != v: os.environ[k] = v
+
+# %% ../../nbs/42_sweeps.engine.ipynb #dd814a8c
+@contextlib.contextmanager
+def workers_ignore_ctrl_c():
+    "Processes started in the block ignore SIGINT (inherited); the client's handler is back when it ends."
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try: yield
+    finally: signal.signal(signal.SIGINT, old)
+
+# %% ../../nbs/42_sweeps.engine.ipynb #8d75c5c3
+_DASK_LOGGERS = ('distributed', 'tornado', 'asyncio')
+
+@contextlib.contextmanager
+def dask_quiet():
+    "Only CRITICAL records from Dask, tornado and asyncio inside the block (all of them with `BENCHNB_DEBUG`)."
+    if os.environ.get('BENCHNB_DEBUG'):
+        yield
+        return
+    loggers = [logging.getLogger(n) for n in _DASK_LOGGERS]
+    old = [l.level for l in loggers]
+    for l in loggers: l.setLevel(logging.CRITICAL)
+    try: yield
+    finally:
+        for l, lvl in zip(loggers, old): l.setLevel(lvl)
+
 # %% ../../nbs/42_sweeps.engine.ipynb #e5204213
 @dataclass
 class ClusterInfo:
@@ -99,8 +137,10 @@ class ClusterInfo:
     def dashboard(self) -> str|None: return getattr(self.client, 'dashboard_link', None)
 
     def close(self):
-        self.client.close()
-        if self.cluster is not None: self.cluster.close()
+        "Close the client and the local cluster, without Dask's log lines (a sweep ends with one line of its own)."
+        with dask_quiet(), client_env_kept():
+            self.client.close()
+            if self.cluster is not None: self.cluster.close()
 
 # %% ../../nbs/42_sweeps.engine.ipynb #8bfd371e
 def _connect(scheduler: Any) -> ClusterInfo:
@@ -113,10 +153,10 @@ def _connect(scheduler: Any) -> ClusterInfo:
 # %% ../../nbs/42_sweeps.engine.ipynb #d4879815
 def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|None, memory_limit: Any):
     from distributed import LocalCluster
-    pre = {**dask.config.get('distributed.nanny.pre-spawn-environ', {}), **blas_env(threads)}
-    with dask.config.set({'distributed.nanny.pre-spawn-environ': pre}):
+    with client_env_kept(), workers_ignore_ctrl_c(), dask_quiet():
         return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                            resources=resources, memory_limit=memory_limit, silence_logs=logging.ERROR)
+                            resources=resources, memory_limit=memory_limit, env=blas_env(threads),
+                            silence_logs=logging.ERROR if os.environ.get('BENCHNB_DEBUG') else logging.CRITICAL)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9551b9b9
 class GatherNoise(logging.Filter):
@@ -130,16 +170,26 @@ def quiet_gather_noise():
         if not any(isinstance(f, GatherNoise) for f in log.filters): log.addFilter(GatherNoise())
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
+log = get_logger('sweeps.engine')
+
+def _start_local(n: int, dashboard: str|None, resources: dict|None, memory_limit: Any) -> tuple[Any, int]:
+    "(cluster, workers): a worker that fails to start is replaced once (a new cluster), then fewer workers are tried."
+    sizes = [n, n] + sorted({max(1, n // 2), 1} - {n}, reverse=True)
+    for i, k in enumerate(sizes):
+        try: return _local_cluster(k, blas_threads(k), dashboard, resources, memory_limit), k
+        except (RuntimeError, OSError, TimeoutError) as e:
+            if i == len(sizes) - 1: raise RunError(f"the local Dask cluster did not start ({e})") from None
+            log.warning("a Dask worker failed to start (%s); starting the local cluster again with %d worker(s)",
+                        e, sizes[i + 1])
+
 def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|None=None, dashboard: str|None=':0',
                  memory_limit: str|float|None='auto') -> ClusterInfo:
     "A Dask client on an existing scheduler/cluster, or on a new LocalCluster of `workers` processes."
     from distributed import Client
     quiet_gather_noise()
     if scheduler is not None: return _connect(scheduler)
-    n = workers or available_cores()
-    t = blas_threads(n)
-    cluster = _local_cluster(n, t, dashboard, resources, memory_limit)
-    return ClusterInfo(Client(cluster), cluster, n, t)
+    cluster, n = _start_local(workers or available_cores(), dashboard, resources, memory_limit)
+    with client_env_kept(): return ClusterInfo(Client(cluster), cluster, n, blas_threads(n))
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:

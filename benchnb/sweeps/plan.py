@@ -12,12 +12,13 @@ from typing import Any, Callable, Sequence
 import yaml
 from fastcore.basics import patch
 
-from ..core import ConfigError, Registry, family_named, load_families
+from ..core import ConfigError, Registry, family_named, get_logger, load_families
+from ..runs import check_seed
 
 # %% auto #0
-__all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'UnitKind', 'UnitKinds', 'register_unit_kind',
-           'load_yaml_marked', 'PlanError', 'field_name', 'file_identity', 'Unit', 'unit_record', 'check_entry',
-           'expand_entry', 'Plan', 'check_plan', 'load_plan']
+__all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'log', 'UnitKind', 'UnitKinds', 'register_unit_kind',
+           'max_plan_nodes', 'max_plan_units', 'load_yaml_marked', 'PlanError', 'field_name', 'file_identity', 'Unit',
+           'unit_record', 'check_entry', 'expand_entry', 'Plan', 'check_plan', 'load_plan']
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a901be93
 @dataclass
@@ -55,22 +56,60 @@ def register_unit_kind(name: str, run: Callable, family: str|None=None, **kw) ->
     return kind
 
 # %% ../../nbs/41_sweeps.plan.ipynb #46d65fd3
-def _marks(node, path=(), out=None) -> dict:
-    out = {} if out is None else out
+def _marks(node, path=(), out=None, seen=None) -> dict:
+    out, seen = ({} if out is None else out), (set() if seen is None else seen)
     out[path] = node.start_mark.line + 1
+    if id(node) in seen: return out                 # an alias: its fields were marked where the anchor is
+    seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
-        for k, v in node.value: _marks(v, path + (k.value,), out)
+        for k, v in node.value: _marks(v, path + (k.value,), out, seen)
     elif isinstance(node, yaml.SequenceNode):
-        for i, v in enumerate(node.value): _marks(v, path + (i,), out)
+        for i, v in enumerate(node.value): _marks(v, path + (i,), out, seen)
     return out
 
+# %% ../../nbs/41_sweeps.plan.ipynb #27b3d1c9
+def _env_limit(name: str, default: int) -> int:
+    "A positive integer limit from environment variable `name`, else `default`."
+    raw = os.environ.get(name, '').strip()
+    if not raw: return default
+    if not raw.isdigit() or int(raw) < 1: raise ConfigError("must be a positive integer", field=name, value=raw)
+    return int(raw)
+
+def max_plan_nodes() -> int: return _env_limit('BENCHNB_MAX_PLAN_NODES', 1_000_000)
+def max_plan_units() -> int: return _env_limit('BENCHNB_MAX_UNITS', 100_000)
+
+# %% ../../nbs/41_sweeps.plan.ipynb #7c2b8209
+def _expanded_size(node, memo: dict) -> int:
+    "Nodes `node` stands for, aliases counted each time they are used (memoised by node identity)."
+    if id(node) in memo: return memo[id(node)]
+    memo[id(node)] = 1                      # a node that contains itself (a recursive alias) counts once
+    kids = [x for kv in node.value for x in kv] if isinstance(node, yaml.MappingNode) else \
+           node.value if isinstance(node, yaml.SequenceNode) else []
+    memo[id(node)] = 1 + sum(_expanded_size(k, memo) for k in kids)
+    return memo[id(node)]
+
+def _check_size(node, path) -> None:
+    if node is None: return
+    n, limit = _expanded_size(node, {}), max_plan_nodes()
+    if n > limit:
+        raise ConfigError(f"anchors and aliases expand to {n:,} values, more than the limit of {limit:,} "
+                          "(BENCHNB_MAX_PLAN_NODES raises it)", file=path)
+
 # %% ../../nbs/41_sweeps.plan.ipynb #fb779d9f
+def _read_plan_text(path: Path) -> str:
+    "The plan's text; `ConfigError` naming the file for a folder, an unreadable file or bytes that are not UTF-8."
+    if path.is_dir(): raise ConfigError("is a folder, not a plan file (give the .yaml file)", file=path)
+    try: return path.read_text(encoding='utf-8')
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})", file=path) from None
+
 def load_yaml_marked(path: str|os.PathLike) -> tuple[Any, dict]:
     "The YAML document in `path` and {field path tuple: line}; `ConfigError` with the line for bad YAML."
-    text = Path(path).read_text(encoding='utf-8')
+    text = _read_plan_text(Path(path))
     loader = yaml.SafeLoader(text)
     try:
         node = loader.get_single_node()
+        _check_size(node, path)
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as e:
         line = getattr(getattr(e, 'problem_mark', None), 'line', None)
@@ -128,6 +167,7 @@ class Unit:
     options: dict = field(default_factory=dict)
     resources: dict = field(default_factory=dict)
     inputs: dict = field(default_factory=dict)      # field -> identity of the file/folder it names
+    as_written: dict = field(default_factory=dict)  # path field -> its text in the plan (what users call it)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #41a9ca56
 @patch(as_prop=True)
@@ -137,17 +177,23 @@ def unit_id(self: Unit) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 # %% ../../nbs/41_sweeps.plan.ipynb #b7e8339f
+@patch
+def shown(self: Unit, f: str) -> Any:
+    "Field `f` as the plan names it: a dataset `dsB.h5ad`, not the absolute path it was resolved to."
+    return self.as_written.get(f, getattr(self, f))
+
 @patch(as_prop=True)
 def label(self: Unit) -> str:
-    return '/'.join(str(x) for x in (self.family, self.dataset, self.model, self.task, self.seed) if x is not None)
+    parts = (self.family, self.shown('dataset'), self.shown('model'), self.task, self.seed)
+    return '/'.join(str(x) for x in parts if x is not None)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #87acba98
 def unit_record(unit: Unit) -> dict:
     "The `units` row fields the results database takes from a unit (status and times are added by the engine)."
     params = {'seed': unit.seed, **unit.options, 'inputs': unit.inputs}
     family = unit_kinds[unit.family].owner or unit.family if unit.family in unit_kinds else unit.family
-    return {'unit_id': unit.unit_id, 'family': family, 'dataset': str(unit.dataset),
-            'model': str(unit.model), 'task': str(unit.task), 'params': params}
+    return {'unit_id': unit.unit_id, 'family': family, 'dataset': str(unit.shown('dataset')),
+            'model': str(unit.shown('model')), 'task': str(unit.task), 'params': params}
 
 # %% ../../nbs/41_sweeps.plan.ipynb #7b0d2aa0
 ENTRY_FIELDS = ('family', 'dataset', 'model', 'task', 'seeds', 'options', 'resources')
@@ -172,8 +218,12 @@ def _check_tasks(fam: str, kind: UnitKind, tasks: Any, where: tuple, err: Callab
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a83df0bb
 def _check_seeds(seeds: Any, where: tuple, err: Callable) -> list:
-    bad = [s for s in _listify(seeds) if s is not None and (not isinstance(s, int) or isinstance(s, bool))]
-    return [err(where + ('seeds',), "seeds are integers", s) for s in bad]
+    probs = []
+    for s in _listify(seeds):
+        if s is None: continue
+        try: check_seed(s)
+        except ConfigError as e: probs.append(err(where + ('seeds',), e.message, s))
+    return probs
 
 # %% ../../nbs/41_sweeps.plan.ipynb #418994ad
 def _typename(t) -> str: return ' or '.join(x.__name__ for x in (t if isinstance(t, tuple) else (t,)))
@@ -247,6 +297,7 @@ def _resolve_paths(u: Unit, kind: UnitKind, base: Path, where: tuple, err: Calla
         if not p.exists():
             probs.append(err(where + tuple(f.split('.')), "no such file or folder", str(p)))
             continue
+        if holder is not u.options: u.as_written[f] = str(holder[key])
         holder[key] = str(p.resolve())
         u.inputs[f] = file_identity(p)
     return probs
@@ -270,15 +321,43 @@ def _merge(defaults: dict, entry: dict) -> dict:
     return out
 
 # %% ../../nbs/41_sweeps.plan.ipynb #0598f614
+log = get_logger('sweeps.plan')
+
+def _n_units(e: dict) -> int:
+    "How many units a checked entry expands to (the product of its list lengths), before building any."
+    grid = (e.get('options') or {}).get('grid') or {}
+    n = 1
+    for axis in [*(e.get(f) for f in ('dataset', 'model', 'task', 'seeds')), *grid.values()]: n *= len(_listify(axis))
+    return n
+
+# %% ../../nbs/41_sweeps.plan.ipynb #6335beea
+def _too_many(entries: list, err: Callable) -> list:
+    total, limit = sum(_n_units(e) for e in entries), max_plan_units()
+    if total <= limit: return []
+    return [err(('units',), f"the plan expands to {total:,} units, more than the limit of {limit:,} "
+                            "(BENCHNB_MAX_UNITS raises it)")]
+
+# %% ../../nbs/41_sweeps.plan.ipynb #acfdd7dd
+def _warn_duplicates(dups: dict, err: Callable) -> None:
+    "Log one warning per entry that repeats units of an earlier one: {(entry, earlier entry): [unit labels]}."
+    for (i, j), labels in dups.items():
+        e = err(('units', i), f"repeats {len(labels)} unit(s) of units[{j}] (counted once), e.g. {labels[0]}")
+        log.warning("%s", e)
+
 def _expand_entries(entries: list, defaults: dict, base: Path, err: Callable) -> tuple[dict, list]:
-    units, probs = {}, []
-    for i, e in enumerate(_merge(defaults, e) for e in entries):
-        if p := check_entry(e, ('units', i), err):
-            probs += p
-            continue
+    units, probs, first, dups = {}, [], {}, {}
+    merged = [_merge(defaults, e) for e in entries]
+    for i, e in enumerate(merged):
+        if p := check_entry(e, ('units', i), err): probs += p
+    if probs or (probs := _too_many(merged, err)): return units, probs
+    for i, e in enumerate(merged):
         us, p = expand_entry(e, base, ('units', i), err)
         probs += p
-        units.update({u.unit_id: u for u in us})
+        for u in us:
+            j = first.setdefault(u.unit_id, i)
+            if u.unit_id in units: dups.setdefault((i, j), []).append(u.label)
+            units[u.unit_id] = units.get(u.unit_id, u)
+    _warn_duplicates(dups, err)
     return units, probs
 
 # %% ../../nbs/41_sweeps.plan.ipynb #953de199

@@ -25,9 +25,10 @@ from .validate import Problem, validate_response
 # %% auto #0
 __all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
            'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'query_status', 'evaluate_responses', 'ResponseFiles',
-           'match_response', 'is_trapi_response', 'load_responses', 'result_dirs', 'report_ks', 'plot_metric',
-           'save_plots', 'make_normalizer', 'evaluate_results', 'synthetic_responses']
+           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'bad_score',
+           'evaluate_responses', 'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses',
+           'result_dirs', 'report_ks', 'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results',
+           'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -363,10 +364,21 @@ def top_k_accuracy(self: Evaluation, k): return self.metric_at('top_k_accuracy',
 def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_reciprocal_rank']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
+def malformed_results(response: Any) -> str|None:
+    "What is wrong with a response's `message.results` when it is there but not a list (else None)."
+    msg = extract_message(response)
+    res = msg.get('results') if isinstance(msg, dict) else None
+    if res is None or isinstance(res, list): return None
+    return f"message.results is {type(res).__name__} {_short(res)}, not a list"
+
+def _short(v: Any, n: int=40) -> str:
+    r = repr(v)
+    return r if len(r) <= n else r[:n - 3] + '...'
+
 def query_status(response: Any, failed: bool=False) -> str:
-    "answered | empty | failed | missing."
+    "answered | empty | failed | missing (a response whose `results` is not a list is failed: it answered nothing)."
     if response is None: return 'failed' if failed else 'missing'
-    if is_failure_marker(response): return 'failed'
+    if is_failure_marker(response) or malformed_results(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
 
 # %% ../../nbs/13_translator.evaluate.ipynb #36908cec
@@ -393,27 +405,52 @@ def _judge_response(resp: Any, q: Query, k: int, norm: dict[str, str], truth: se
     return n, src, judge(ranked, truth, q.slots, k, norm, 'any' if anyb else binding)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #f2b24d1e
+def bad_score(results: Any) -> tuple[str, Any]|None:
+    "The first score in `results` that is there but not a finite number (a string, NaN, Infinity): (field, value)."
+    for i, r in enumerate(results if isinstance(results, list) else ()):
+        if not isinstance(r, dict): continue
+        an = r.get('analyses')
+        for j, a in enumerate(an if isinstance(an, list) else ()):
+            s = a.get('score') if isinstance(a, dict) else None
+            if type(s) is float and s - s == 0.0: continue               # the usual case: a finite float
+            if s is not None and _num(s) is None: return f"message.results[{i}].analyses[{j}].score", s
+        s = r.get('score')
+        if s is not None and _num(s) is None: return f"message.results[{i}].score", s
+    return None
+
 def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], k: int, norm: dict[str, str],
-               truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str]]:
-    "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored uids)."
+               truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str], list[tuple]]:
+    "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored; malformed)."
     hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
-    problems, sources, unscored = [] if validate else None, Counter(), []
+    problems, sources, unscored, malformed = [] if validate else None, Counter(), [], []
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
+        if resp is not None and (why := malformed_results(resp)): malformed.append((q.uid, why))
         if status[-1] not in ('answered', 'empty'): continue
         if validate: problems += validate_response(resp, q.uid, q.slots)
+        if bad := bad_score(extract_message(resp).get('results')): malformed.append((q.uid, f"{bad[0]} is {bad[1]!r}"))
         n_res[i], src, hits[i] = _judge_response(resp, q, k, norm, truth[q.uid], **opts)
         if n_res[i]: sources[src] += 1
         if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
     R = np.array([len(truth[q.uid]) for q in queries])
-    return dict(hits=hits, n_relevant=R, status=status, n_results=n_res, problems=problems), sources, unscored
+    cols = dict(hits=hits, n_relevant=R, status=status, n_results=n_res, problems=problems)
+    return cols, sources, unscored, malformed
 
 # %% ../../nbs/13_translator.evaluate.ipynb #1097f3af
 def _unscored_warning(benchmark: str, unscored: list[str]) -> list[str]:
     "The warnings (none or one, also logged) about responses whose results carry no score anywhere."
     warn = [f"{len(unscored)} response(s) carry no score anywhere (analyses, result, ARS fields): "
             f"their results were ranked in file order, e.g. {unscored[0]}"] if unscored else []
+    for w in warn: log.warning("%s: %s", benchmark, w)
+    return warn
+
+def _malformed_warning(benchmark: str, malformed: list[tuple]) -> list[str]:
+    "The warnings (none or one, also logged) about responses with malformed results or scores, naming the first."
+    if not malformed: return []
+    uid, why = malformed[0]
+    warn = [f"{len(malformed)} response(s) are malformed (results not a list: counted failed; a score that is not a "
+            f"finite number: that result ranked as unscored), e.g. {uid}: {why}"]
     for w in warn: log.warning("%s: %s", benchmark, w)
     return warn
 
@@ -428,9 +465,9 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
     opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
-    cols, sources, unscored = _judge_all(queries, responses, failed, k, norm, truth, validate, opts)
+    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, k, norm, truth, validate, opts)
     opts['score_sources'] = dict(sources)
-    warn = _unscored_warning(benchmark, unscored)
+    warn = _unscored_warning(benchmark, unscored) + _malformed_warning(benchmark, malformed)
     uids = [q.uid for q in queries]
     return Evaluation(benchmark, target, uids, results_dir=results_dir, options=opts, warnings=warn, **cols)
 
