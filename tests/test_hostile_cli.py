@@ -55,7 +55,7 @@ def test_export_path_is_data_not_sql(results_db, tmp_path, monkeypatch, name):
     monkeypatch.chdir(tmp_path)
     code, out, err = run_main('results', 'export', results_db, '--parquet', tmp_path/name)
     assert code == 0, err
-    assert sorted(p.name for p in (tmp_path/name).iterdir()) == ['metrics.parquet', 'runs.parquet', 'units.parquet']
+    assert sorted(p.name for p in (tmp_path/name).iterdir()) == ['intervals.parquet', 'metrics.parquet', 'observations.parquet', 'runs.parquet', 'units.parquet']
     assert not list(tmp_path.rglob('pwned.parquet'))
 
 
