@@ -92,7 +92,8 @@ def _device(device: str) -> str:
 def check_device(device: str) -> str:
     "`device` if the kernels know it ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda', 'cuda:N'), else a `DataError`."
     ok = device in ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda') or (device.startswith('cuda:') and device[5:].isdigit())
-    if not ok: raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device', value=device)
+    if not ok:
+        raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device', value=device)
     return device
 
 # %% ../../nbs/20_cells.metrics.ipynb #9bb31a10
@@ -614,7 +615,8 @@ def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True, devi
     "(iLISI, cLISI) from one calibration of the neighbour weights (they do not depend on the labels): half the work."
     eb, el = encode_labels(batch, nbrs.n, 'batch'), encode_labels(labels, nbrs.n, 'labels')
     B, L = len(eb[1]), len(el[1])
-    if B < 2 or L < 2: return ilisi(nbrs, batch, scale=scale, device=device), clisi(nbrs, labels, scale=scale, device=device)
+    if B < 2 or L < 2:
+        return ilisi(nbrs, batch, scale=scale, device=device), clisi(nbrs, labels, scale=scale, device=device)
     lb, ll = lisi_values(nbrs, eb, el, encoded=True, device=device)
     return _lisi_scores(lb, B, True, scale), _lisi_scores(ll, L, False, scale)
 

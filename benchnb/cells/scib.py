@@ -4,7 +4,8 @@
 
 # %% ../../nbs/20a_cells.scib.ipynb #964f8008
 from __future__ import annotations
-import math, time
+import math, os, time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -24,8 +25,8 @@ log = get_logger('cells.scib')
 # %% auto #0
 __all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_STEPS', 'pcr', 'pcr_comparison',
            'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras', 'diffusion_embedding',
-           'diffusion_neighbors', 'kbet_per_label', 'scib_aggregate', 'with_metric_type', 'scib_neighbor_sizes',
-           'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
+           'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'scib_aggregate', 'with_metric_type',
+           'scib_neighbor_sizes', 'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
 
 # %% ../../nbs/20a_cells.scib.ipynb #62e24056
 def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
@@ -167,14 +168,18 @@ def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:
     return evecs * np.array([e if e == 1 else e / (1 - e) for e in evals], dtype=np.float32)
 
 # %% ../../nbs/20a_cells.scib.ipynb #80aa79fc
-def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100, device: str='cpu') -> Neighbors:
-    "The k + 1 nearest cells (self first) in the diffusion-map embedding of `conn`, exact search."
-    emb = diffusion_embedding(conn, n_comps)
+def diffusion_knn(emb: np.ndarray, k: int, device: str='cpu') -> Neighbors:
+    "The k + 1 nearest cells (self first) of a diffusion-map embedding, exact search, a short list padded as pynndescent."
     m = len(emb)
     nb = knn(emb, min(k + 1, m), device=device)
     if k + 1 <= m: return nb
     pad = np.full((m, k + 1 - m), m - 1)                            # pynndescent's −1 → the last cell (see above)
     return Neighbors(np.hstack([nb.indices, pad]), np.hstack([nb.distances, np.zeros(pad.shape)]))
+
+# %% ../../nbs/20a_cells.scib.ipynb #c235305c
+def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100, device: str='cpu') -> Neighbors:
+    "The k + 1 nearest cells (self first) in the diffusion-map embedding of `conn`, exact search."
+    return diffusion_knn(diffusion_embedding(conn, n_comps), k, device)
 
 # %% ../../nbs/20a_cells.scib.ipynb #d826b612
 def _kbet_k0(bat: np.ndarray) -> int:
@@ -183,22 +188,38 @@ def _kbet_k0(bat: np.ndarray) -> int:
     return min(k0, (2 ** 31 - 1) // len(bat))
 
 # %% ../../nbs/20a_cells.scib.ipynb #f975d822
-def _kbet_label(conn: sp.csr_matrix, bat: np.ndarray, alpha: float, n_comps: int,
-                device: str='cpu') -> tuple[float, int]:
-    "scib-metrics' kBET of one label's subgraph `conn`, batch codes `bat` (NaN: skipped), and the n_comps it leaves."
+def _kbet_plan(conn: sp.csr_matrix, bat: np.ndarray, n_comps: int) -> tuple[float, tuple|None, int]:
+    "(score or None, work or None, n_comps left) for one label's subgraph `conn` and batch codes `bat`."
     m = len(bat)
-    if m < 10 or len(np.unique(bat)) == 1: return np.nan, n_comps
+    if m < 10 or len(np.unique(bat)) == 1: return np.nan, None, n_comps
     k0 = _kbet_k0(bat)
     n_comp, comp = connected_components(conn, connection='strong')
     keep = np.arange(m)
     if n_comp > 1:
         keep = np.flatnonzero(np.bincount(comp)[comp] >= 3 * k0)
-        if len(keep) / m < 0.75: return 0.0, n_comps
+        if len(keep) / m < 0.75: return 0.0, None, n_comps
         conn = conn[keep][:, keep]
     n_comps = min(n_comps, len(keep) - 1)                          # sticky, as scib-metrics' loop variable
-    try: nb = diffusion_neighbors(conn, k0, n_comps, device)
-    except ValueError: return 0.0, n_comps                         # failed eigendecomposition: 100 % rejection
-    return kbet(nb, bat[keep], alpha)[0], n_comps
+    return None, (conn, bat[keep], k0, n_comps), n_comps
+
+# %% ../../nbs/20a_cells.scib.ipynb #889c4916
+def _diffusion_map_or_none(work: tuple) -> np.ndarray|None:
+    "The diffusion-map embedding of a `_kbet_plan` work item, None if the eigendecomposition fails."
+    try: return diffusion_embedding(work[0], work[3])
+    except ValueError: return None
+
+# %% ../../nbs/20a_cells.scib.ipynb #a94592a2
+def _diffusion_maps(works: list[tuple]) -> list:
+    "`_diffusion_map_or_none` of every work item, in threads (one per core), one BLAS thread each."
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(works), os.cpu_count() or 1))) as ex:
+        return list(ex.map(_diffusion_map_or_none, works))
+
+# %% ../../nbs/20a_cells.scib.ipynb #c9591e38
+def _kbet_score(emb: np.ndarray|None, work: tuple, alpha: float, device: str) -> float:
+    "kBET acceptance of one label on the k₀ + 1 nearest cells of its diffusion map (0 if there is none)."
+    if emb is None: return 0.0
+    return kbet(diffusion_knn(emb, work[2], device), work[1], alpha)[0]
 
 # %% ../../nbs/20a_cells.scib.ipynb #92df1a0f
 def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, diffusion_n_comps: int=100,
@@ -207,13 +228,15 @@ def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, 
     bat, _ = encode_labels(batch, nbrs.n, 'batch')
     lab, cats = encode_labels(labels, nbrs.n, 'labels')
     conn = sp.csr_matrix(umap_connectivities(nbrs))
-    scores, n_comps = [], diffusion_n_comps
+    plans, n_comps = [], diffusion_n_comps
     for g in range(len(cats)):
         m = np.flatnonzero(lab == g)
         sub = conn[m][:, m]
         sub.sort_indices()
-        s, n_comps = _kbet_label(sub, bat[m], alpha, n_comps, device)
-        scores.append(s)
+        s, work, n_comps = _kbet_plan(sub, bat[m], n_comps)
+        plans.append((s, work))
+    maps = iter(_diffusion_maps([w for _, w in plans if w is not None]))
+    scores = [s if w is None else _kbet_score(next(maps), w, alpha, device) for s, w in plans]
     df = pd.DataFrame({'cluster': cats, 'kBET': scores})
     score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
     return (score, df) if return_df else score
@@ -277,7 +300,7 @@ def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: fl
             'PCR comparison': timed('PCR comparison', lambda: pcr_comparison(X_pre, X, batch, device=device))}
 
 # %% ../../nbs/20a_cells.scib.ipynb #b6cc4594
-SCIB_STEPS = 9      # timed steps of `scib_row`: kNN, silhouettes, k-means, LISI, isolated labels and the five batch metrics
+SCIB_STEPS = 9      # timed steps of `scib_row`: kNN, silhouettes, k-means, LISI, isolated labels, 4 batch metrics
 
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
              seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None) -> dict[str, float]:

@@ -415,7 +415,8 @@ def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|N
     km = kmeans_nmi_ari(X, labels, device=device)
     kpl = kbet_per_label(nb90.head(kb), batch, labels, device=device)
     out = [metric_result(M.ILISI, il), metric_result(M.CLISI, cl),
-           metric_result(M.BRAS, bras(X, labels, batch, device=device)), metric_result(M.KBET_GLOBAL, kbet(nb90.head(kb), batch)[0]),
+           metric_result(M.BRAS, bras(X, labels, batch, device=device)),
+           metric_result(M.KBET_GLOBAL, kbet(nb90.head(kb), batch)[0]),
            metric_result(M.GRAPH_CONNECTIVITY, graph_connectivity(nb90.head(min(sz['graph'], nb90.k)), labels)),
            metric_result(M.ISOLATED_LABELS, isolated_labels(X, labels, batch, sil=sil)),
            metric_result(M.KMEANS_NMI, km['nmi']), metric_result(M.KMEANS_ARI, km['ari'])]
