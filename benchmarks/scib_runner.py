@@ -1,14 +1,22 @@
 """Run scib-metrics' own `Benchmarker` on a saved dataset and report its table, per-metric times and peak memory.
 
 This file runs inside the side venv that has `scib-metrics` (0.5.10, JAX on the CPU); it is not a benchnb
-dependency. `scib_parity.py` writes the data and the neighbours it uses itself, then calls
+dependency. `scib_parity.py` writes the data, then calls
 
-    /work/venvs/scib/bin/python scib_runner.py DATA.npz OUT.json [--pynndescent]
+    /work/sidevenv/scib/bin/python scib_runner.py DATA.npz OUT.json --neighbours {exact,pynndescent} [--per-metric]
 
 DATA.npz holds `emb_<key>` arrays (n × d), `X_pre` (the pre-integrated embedding), `labels`, `batches` (strings) and,
-per embedding, `idx_<key>` / `dist_<key>` (90 nearest neighbours, self first). With `--pynndescent` the
-Benchmarker computes its own neighbours (its default, what a user times); otherwise it is handed ours, so both
-tables are computed on the same neighbours. Each metric is also timed alone, warm (after one call on the same data).
+per embedding, `idx_<key>` / `dist_<key>`: the exact 90 nearest neighbours (self first, fp64 distances) that
+benchnb computes.
+
+* `--neighbours pynndescent`: the Benchmarker as a user runs it (`bm.prepare()`: pynndescent 90-NN, and
+  pynndescent again inside KBET's diffusion-neighbour search).
+* `--neighbours exact`: `bm.prepare(neighbor_computer=…)` hands it those exact neighbours, **and** KBET's inner
+  search in the diffusion-map space (`scib_metrics.utils._diffusion_nn`, pynndescent there) is replaced by an exact
+  brute-force search (scikit-learn, self first; a short list padded with −1 as pynndescent pads it), so that no
+  approximate neighbour is left on either side.
+
+Each metric is also timed alone, warm (after one call on the same data), with `--per-metric`.
 """
 from __future__ import annotations
 import argparse, json, logging, sys, warnings
@@ -22,16 +30,32 @@ warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)
 from czbenchmarks_runner import measure   # (result, seconds, peak RSS growth in MB); one copy for both runners
 
 
+def exact_diffusion_search():
+    "Replace pynndescent inside scib-metrics' `diffusion_nn` with an exact search (same output contract)."
+    import scib_metrics.utils._diffusion_nn as dnn
+    from scib_metrics.nearest_neighbors import NeighborsResults
+    from sklearn.neighbors import NearestNeighbors
+    def exact(X, n_neighbors):
+        m = min(n_neighbors, len(X))
+        d, i = NearestNeighbors(n_neighbors=m, algorithm='brute').fit(X).kneighbors(X)
+        if m < n_neighbors:                       # pynndescent returns -1 / inf for the missing ones
+            pad = n_neighbors - m
+            i = np.hstack([i, -np.ones((len(X), pad), i.dtype)]); d = np.hstack([d, np.full((len(X), pad), np.inf)])
+        return NeighborsResults(indices=i, distances=d)
+    dnn.nearest_neighbors.pynndescent = exact
+
+
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument('data'); p.add_argument('out')
-    p.add_argument('--pynndescent', action='store_true', help="let the Benchmarker compute its own neighbours")
+    p.add_argument('--neighbours', choices=['exact', 'pynndescent'], default='exact')
     p.add_argument('--per-metric', action='store_true', help="also time every metric alone, warm")
     a = p.parse_args(argv)
     import anndata as ad
     import scib_metrics
     from scib_metrics.benchmark import Benchmarker
     from scib_metrics.nearest_neighbors import NeighborsResults
+    if a.neighbours == 'exact': exact_diffusion_search()
     z = np.load(a.data, allow_pickle=False)
     keys = [k[4:] for k in z.files if k.startswith('emb_')]
     labels, batches = z['labels'].astype(str), z['batches'].astype(str)
@@ -39,8 +63,7 @@ def main(argv=None):
     adata = ad.AnnData(obs=pd.DataFrame({'labels': labels, 'batch': batches}, index=np.arange(n).astype(str)))
     for k in keys: adata.obsm[k] = z[f'emb_{k}']
     adata.obsm['X_pre'] = z['X_pre']
-    nbrs = {k: NeighborsResults(indices=z[f'idx_{k}'], distances=z[f'dist_{k}']) for k in keys if f'idx_{k}' in z.files}
-    by_shape = {}
+    nbrs = {k: NeighborsResults(indices=z[f'idx_{k}'], distances=z[f'dist_{k}']) for k in keys}
     def computer(X, k):
         for key in keys:
             if X.shape == adata.obsm[key].shape and np.array_equal(X, adata.obsm[key]): return nbrs[key].subset_neighbors(k)
@@ -48,13 +71,13 @@ def main(argv=None):
     def bench():
         bm = Benchmarker(adata, batch_key='batch', label_key='labels', embedding_obsm_keys=keys,
                          pre_integrated_embedding_obsm_key='X_pre', n_jobs=-1, progress_bar=False)
-        bm.prepare(neighbor_computer=None if a.pynndescent else computer); bm.benchmark()
+        bm.prepare(neighbor_computer=computer if a.neighbours == 'exact' else None); bm.benchmark()
         return bm
     bm, secs, mb = measure(bench)
     res = bm.get_results(min_max_scale=False)
     table = res.drop('Metric Type').astype(float)
     out = {'version': scib_metrics.__version__, 'n': n, 'benchmarker_s': secs, 'benchmarker_peak_mb': mb,
-           'neighbours': 'pynndescent' if a.pynndescent else 'given',
+           'neighbours': a.neighbours,
            'table': {e: {c: float(v) for c, v in r.items()} for e, r in table.iterrows()},
            'table_minmax': {e: {c: float(v) for c, v in r.items()}
                             for e, r in bm.get_results(min_max_scale=True).drop('Metric Type').astype(float).iterrows()},

@@ -92,6 +92,9 @@ def test_scib_table_and_plot(h5ad_two, tmp_path):
         assert abs(v.loc[key, 'Total'] - (0.4 * batch + 0.6 * bio)) < 1e-12
     assert v.loc['X_pca', 'PCR comparison'] == 0.0            # pre-integrated = the embedding itself
     assert abs(v.loc['X_pca', 'iLISI'] - 0.2653) < 1e-3        # scib-metrics 0.5.10 on these data (benchmarks/RESULTS-cells.md)
+    # scib-metrics 0.5.10's own values (its JAX k-means, seed 0; its KBET given the same exact neighbours)
+    assert abs(v.loc['X_pca', 'KMeans NMI'] - 0.6406) < 1e-4 and abs(v.loc['X_pca', 'KMeans ARI'] - 0.4249) < 1e-4
+    assert abs(v.loc['X_pca', 'KBET'] - 0.93661) < 1e-5
     assert png.read_bytes()[:4] == b'\x89PNG'
     assert 'Total' in r.stdout
 
@@ -103,3 +106,18 @@ def test_scib_bad_key_and_extras_alone(h5ad_two, h5ad, tmp_path):
     assert not (tmp_path / 'x.csv').exists()
     r = _benchnb('cells', 'run', h5ad, '-e', 'X_pca', '-l', 'bulk_labels', '--tasks', 'embedding', '--extras')
     assert r.returncode != 0 and '--extras adds the scIB metrics' in r.stderr
+
+
+def test_scib_device(h5ad_two, tmp_path):
+    "`--device torch-cpu` runs the torch path (what `--device cuda` runs): the same table; an unknown device is refused."
+    import pandas as pd
+    p, _ = h5ad_two
+    args = ['cells', 'scib', p, '-e', 'X_pca', '-l', 'bulk_labels', '-b', 'phase', '--pre-integrated', 'X_umap']
+    r1 = _benchnb(*args, '--out', tmp_path / 'cpu.csv')
+    r2 = _benchnb(*args, '--out', tmp_path / 'torch.csv', '--device', 'torch-cpu')
+    assert r1.returncode == 0 and r2.returncode == 0, r1.stderr + r2.stderr
+    a, b = (pd.read_csv(tmp_path / f, index_col=0).drop('Metric Type').astype(float) for f in ('cpu.csv', 'torch.csv'))
+    assert (a - b).abs().max().max() <= 1e-6
+    assert (a[['KMeans NMI', 'KMeans ARI', 'KBET']] == b[['KMeans NMI', 'KMeans ARI', 'KBET']]).all().all()
+    r = _benchnb(*args, '--out', tmp_path / 'x.csv', '--device', 'tpu')
+    assert r.returncode != 0 and "unknown device 'tpu'" in r.stderr and 'Traceback' not in r.stderr

@@ -73,12 +73,12 @@ def _check_baseline(baseline: str|None) -> list[str]:
     return bl
 
 # %% ../../nbs/29_cells.cli.ipynb #634e578f
-def _read_dataset(path: Path, embedding: Sequence[str], knn_method: str) -> tuple:
+def _read_dataset(path: Path, embedding: Sequence[str], knn_method: str, device: str='cpu') -> tuple:
     "(`CellDataset` of the file at `path`, its checked embedding keys)."
     from benchnb.cells.tasks import CellDataset
     a = read_h5ad(path)
     embs = _embeddings(embedding)
-    return CellDataset(a, name=str(path), knn_method=knn_method), embs
+    return CellDataset(a, name=str(path), knn_method=knn_method, device=device), embs
 
 # %% ../../nbs/29_cells.cli.ipynb #1f2bb52f
 def _aggregate_rows(agg) -> list[dict]:
@@ -119,6 +119,8 @@ _R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
 _R_KNN = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
 _R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
+_DEVICE_HELP = "Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'."
+_R_DEVICE = typer.Option('cpu', '--device', help=_DEVICE_HELP)
 
 # %% ../../nbs/29_cells.cli.ipynb #1f0e2250
 def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None) -> str:
@@ -131,12 +133,15 @@ def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None)
 def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
             batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
             seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
-            extras: bool = _R_EXTRAS, knn_method: str = _R_KNN, out: Optional[Path] = _R_OUT):
+            extras: bool = _R_EXTRAS, knn_method: str = _R_KNN, out: Optional[Path] = _R_OUT,
+            device: str = _R_DEVICE):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter()
     stage(f"reading {adata}")
     seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
-    data, embs = _read_dataset(adata, embedding, knn_method)
+    from benchnb.cells.metrics import check_device
+    check_device(device)
+    data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch, tasks, bl, seed, seed_list, aggregate, extras)
     if out: write_json(out, rows)
@@ -156,6 +161,7 @@ _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (P
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
 _S_KNN = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent).")
+_S_DEVICE = typer.Option('cpu', '--device', help=_DEVICE_HELP)
 
 # %% ../../nbs/29_cells.cli.ipynb #ecbdb739
 def _save_plot(table, path: Path) -> None:
@@ -170,13 +176,14 @@ def _save_plot(table, path: Path) -> None:
 @cli.command('scib')
 def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
              pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
-             min_max_scale: bool = _S_SCALE, knn_method: str = _S_KNN):
+             min_max_scale: bool = _S_SCALE, knn_method: str = _S_KNN, device: str = _S_DEVICE):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
-    from benchnb.cells.metrics import check_knn_method
+    from benchnb.cells.metrics import check_device, check_knn_method
     from benchnb.cells.scib import scib, with_metric_type
     from benchnb.runs import write_text
-    check_knn_method(knn_method)
-    table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method)
+    check_knn_method(knn_method); check_device(device)
+    table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
+                 device=device)
     write_text(out, with_metric_type(table).to_csv())
     if plot: _save_plot(table, plot)
     typer.echo(table.round(4).to_string())

@@ -21,8 +21,8 @@ from ..results import MetricResult
 log = get_logger('cells.metrics')
 
 # %% auto #0
-__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
-           'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
+__all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'check_device', 'Neighbors', 'check_knn_method', 'knn',
+           'approximate_knn', 'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
            'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
            'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
            'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
@@ -88,10 +88,25 @@ def _device(device: str) -> str:
         except ImportError: return 'cpu'
     return device
 
+# %% ../../nbs/20_cells.metrics.ipynb #ad1c5626
+def check_device(device: str) -> str:
+    "`device` if the kernels know it ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda', 'cuda:N'), else a `DataError`."
+    ok = device in ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda') or (device.startswith('cuda:') and device[5:].isdigit())
+    if not ok:
+        raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device', value=device)
+    return device
+
 # %% ../../nbs/20_cells.metrics.ipynb #9bb31a10
 def _auto_dtype(dtype, n: int):
     "float64 below 16384 cells (bit-exact), float32 GEMM tiles above (2× less memory traffic); sums stay fp64."
     return np.dtype(dtype) if dtype is not None else np.dtype(np.float64 if n < 16384 else np.float32)
+
+# %% ../../nbs/20_cells.metrics.ipynb #352ae3da
+_KNN_MARGIN = 16
+
+def _n_candidates(k: int, n: int, dtype) -> int:
+    "Candidates a `dtype` GEMM search keeps: k in float64 (exact), k + `_KNN_MARGIN` (≤ n) in lower precision."
+    return k if np.dtype(dtype) == np.float64 else min(n, k + _KNN_MARGIN)
 
 # %% ../../nbs/20_cells.metrics.ipynb #f441edbd
 @njit(parallel=True, cache=_CACHE)
@@ -157,15 +172,16 @@ def _sort_ties(I: np.ndarray, key: np.ndarray):
         key[tie] = np.take_along_axis(key[tie], o, 1)
 
 # %% ../../nbs/20_cells.metrics.ipynb #6956fa20
-def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
-    "Exact fp64 distances of candidate lists `I` for `rows`, re-sorted by (distance, index), self first."
+def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice, k: int|None=None) -> tuple[np.ndarray, np.ndarray]:
+    "Exact fp64 distances of candidate lists `I` for `rows`, re-sorted by (distance, index), self first; the first `k`."
     D = np.empty(I.shape)
     _exact_dists(X, I, rows.start, D)
     key = np.where(I == np.arange(rows.start, rows.start + len(I))[:, None], -1.0, D)
     o = np.argsort(key, axis=1)                                  # SIMD sort; ties re-sorted by index next
     I, key = np.take_along_axis(I, o, 1), np.take_along_axis(key, o, 1)
     _sort_ties(I, key)
-    return I, np.where(key < 0, 0.0, key)
+    I, key = I[:, :k], key[:, :k]
+    return np.ascontiguousarray(I), np.where(key < 0, 0.0, key)
 
 # %% ../../nbs/20_cells.metrics.ipynb #e6ddcacf
 def check_knn_method(method: str) -> str:
@@ -193,14 +209,14 @@ def _knn_row_block(Xc: np.ndarray, sq: np.ndarray, rows: slice, k: int, block_co
 # %% ../../nbs/20_cells.metrics.ipynb #40e200ff
 def _knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> Neighbors:
     "Exact kNN with the numba heaps: `dtype` GEMM tiles of the centred data by row blocks, exact fp64 finish."
-    n = len(X)
+    n, kc = len(X), _n_candidates(k, len(X), dtype)
     Xc = (X - X.mean(0)).astype(dtype)
     sq = np.einsum('ij,ij->i', Xc, Xc).astype(np.float64)
     I = np.empty((n, k), np.int64)
     D = np.empty((n, k))
     for i0 in range(0, n, block_rows):
         rows = slice(i0, min(i0 + block_rows, n))
-        I[rows], D[rows] = _finish_neighbors(X, _knn_row_block(Xc, sq, rows, k, block_cols), rows)
+        I[rows], D[rows] = _finish_neighbors(X, _knn_row_block(Xc, sq, rows, kc, block_cols), rows, k)
     return Neighbors(I, D)
 
 # %% ../../nbs/20_cells.metrics.ipynb #c0b3fa80
@@ -225,11 +241,18 @@ def _torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
     Xt = torch.as_tensor(X - X.mean(0), dtype=tdt, device=dev)
     return dev, Xt, (Xt * Xt).sum(1)
 
+# %% ../../nbs/20_cells.metrics.ipynb #0b882e95
+def _torch_device(device: str):
+    "The torch device of a resolved `device` ('torch-cpu' is torch's CPU, 'gpu' the current CUDA device)."
+    import torch
+    return torch.device('cpu' if device == 'torch-cpu' else 'cuda' if device == 'gpu' else device)
+
 # %% ../../nbs/20_cells.metrics.ipynb #f6810d98
 def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Neighbors:
+    "`knn` in torch: `dtype` GEMM row blocks and `topk` candidates on the device, the exact fp64 finish on the host."
     import torch
     dev, Xt, sq = _torch_centred(X, dtype, device)
-    n = len(X)
+    n, kc = len(X), _n_candidates(k, len(X), dtype)
     I = np.empty((n, k), np.int64)
     D = np.empty((n, k))
     for i0 in range(0, n, block_rows):
@@ -237,8 +260,8 @@ def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Ne
         r = rows.stop - i0
         d2 = torch.addmm(sq[None, :], Xt[rows], Xt.T, alpha=-2).add_(sq[rows, None])
         d2[torch.arange(r, device=dev), torch.arange(i0, rows.stop, device=dev)] = -1.0
-        idx = torch.topk(d2, k, dim=1, largest=False, sorted=True).indices.cpu().numpy()
-        I[rows], D[rows] = _finish_neighbors(X, idx, rows)
+        idx = torch.topk(d2, kc, dim=1, largest=False, sorted=False).indices.cpu().numpy()
+        I[rows], D[rows] = _finish_neighbors(X, idx, rows, k)
     return Neighbors(I, D)
 
 # %% ../../nbs/20_cells.metrics.ipynb #37e5ba91
@@ -493,6 +516,57 @@ def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
                 for q in range(n_labels[s]): simpson += mass[q] * mass[q]
                 out[s, i] = -1.0 if H == 0 else 1.0 / simpson
 
+# %% ../../nbs/20_cells.metrics.ipynb #2f5ef823
+def _hbeta_torch(d, keep, beta):
+    "`_hbeta` for a block of rows: (P normalised, H, Var_P d); `keep` masks the cell itself out."
+    import torch
+    p = torch.exp(-d * beta.float()[:, None]) * keep
+    s = p.double().sum(1)
+    sd, sdd = (d * p).double().sum(1), (d * d * p).double().sum(1)
+    ok = s > 0
+    s1 = torch.where(ok, s, torch.ones_like(s))
+    H = torch.where(ok, torch.log(s1) + beta * sd / s1, torch.zeros_like(s))
+    var = torch.where(ok, sdd / s1 - (sd / s1) ** 2, torch.zeros_like(s))
+    return (p.double() / s1[:, None]).float(), H, var
+
+# %% ../../nbs/20_cells.metrics.ipynb #d80fb481
+def _calibrate_torch(d, keep, target: float, tol: float, max_tries: int):
+    "`_calibrate` for a block of rows at once: (P, H)."
+    import torch
+    beta = torch.ones(len(d), dtype=torch.float64, device=d.device)
+    lo, hi = torch.zeros_like(beta), torch.full_like(beta, math.inf)
+    P, H, var = _hbeta_torch(d, keep, beta)
+    act, tries = (H - target).abs() >= tol, 0
+    while bool(act.any()) and tries < max_tries:
+        diff = H - target
+        lo, hi = torch.where(act & (diff > 0), beta, lo), torch.where(act & (diff <= 0), beta, hi)
+        step = torch.where(var > 0, beta + diff / (beta * var), torch.full_like(beta, -1.0))
+        alt = torch.where(torch.isinf(hi), beta * 2, (lo + hi) / 2)
+        beta = torch.where(act, torch.where((lo < step) & (step < hi), step, alt), beta)
+        P2, H2, var2 = _hbeta_torch(d, keep, beta)
+        P, H, var = torch.where(act[:, None], P2, P), torch.where(act, H2, H), torch.where(act, var2, var)
+        act, tries = act & ((H - target).abs() >= tol), tries + 1
+    return P, H
+
+# %% ../../nbs/20_cells.metrics.ipynb #0adfc588
+def _lisi_torch(D: np.ndarray, I: np.ndarray, codes: np.ndarray, n_labels: np.ndarray, perplexity: float,
+                tol: float, max_tries: int, device: str, block: int=65536) -> np.ndarray:
+    "`_lisi_rows` in torch on `device`, by row blocks: one row of LISI values per label set."
+    import torch
+    dev = _torch_device(device)
+    Ct, out = torch.as_tensor(codes, device=dev), np.empty((len(codes), len(D)))
+    for r0 in range(0, len(D), block):
+        Dt, It = torch.as_tensor(D[r0:r0 + block], device=dev), torch.as_tensor(I[r0:r0 + block], device=dev)
+        keep = It != torch.arange(r0, r0 + len(It), device=dev)[:, None]
+        dmin = torch.where(keep, Dt, torch.full_like(Dt, math.inf)).min(1, keepdim=True).values
+        d = torch.where(keep, Dt - dmin, torch.zeros_like(Dt)).float()
+        P, H = _calibrate_torch(d, keep.float(), math.log(perplexity), tol, max_tries)
+        for s in range(len(codes)):
+            mass = torch.zeros((len(d), int(n_labels[s])), dtype=torch.float64, device=dev)
+            simpson = (mass.scatter_add_(1, Ct[s][It], P.double()) ** 2).sum(1)
+            out[s, r0:r0 + len(d)] = torch.where(H == 0, -1.0, 1 / simpson).cpu().numpy()
+    return out
+
 # %% ../../nbs/20_cells.metrics.ipynb #362c7bb2
 def _encode_label_sets(label_sets: Sequence, n: int, fields: Sequence[str]) -> list:
     "(codes, categories) of each label set, checked against `n` cells and named by `fields`."
@@ -501,7 +575,7 @@ def _encode_label_sets(label_sets: Sequence, n: int, fields: Sequence[str]) -> l
 
 # %% ../../nbs/20_cells.metrics.ipynb #ae9849bf
 def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, tol: float=1e-5,
-                fields: Sequence[str]=('labels',), encoded: bool=False) -> np.ndarray:
+                fields: Sequence[str]=('labels',), encoded: bool=False, device: str='cpu') -> np.ndarray:
     ("Per-cell LISI, the cell itself excluded (perplexity ⌊k/3⌋ by default); "
      "one row per label set given, calibrated once.")
     enc = label_sets if encoded else _encode_label_sets(label_sets, nbrs.n, fields)
@@ -510,8 +584,9 @@ def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, 
         raise DataError(f"LISI needs at least 3 neighbours per cell, got {nbrs.k}", field='k', value=nbrs.k)
     out = np.empty((len(enc), nbrs.n))
     codes, n_cats = np.stack([c for c, _ in enc]), np.array([len(cats) for _, cats in enc])
-    _lisi_rows(np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices), codes, n_cats,
-               float(perplexity), tol, 50, out)
+    D, I = np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices)
+    if (device := _device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_cats, float(perplexity), tol, 50, device)
+    else: _lisi_rows(D, I, codes, n_cats, float(perplexity), tol, 50, out)
     return out[0] if len(enc) == 1 else out
 
 # %% ../../nbs/20_cells.metrics.ipynb #a12446a4
@@ -520,28 +595,29 @@ def _lisi_scores(lisi: np.ndarray, n_cats: int, batch: bool, scale: bool) -> flo
     return v if not scale else (v - 1) / (n_cats - 1) if batch else (n_cats - v) / (n_cats - 1)
 
 # %% ../../nbs/20_cells.metrics.ipynb #3b1c72a3
-def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True) -> float:
+def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True, device: str='cpu') -> float:
     "Integration LISI: median LISI over batch labels, scaled (x − 1)/(B − 1)."
     enc = encode_labels(batch, nbrs.n, 'batch')
     B = len(enc[1])
     if B < 2: raise DataError("iLISI needs at least 2 batches", field='batch')
-    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), B, True, scale)
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True, device=device), B, True, scale)
 
 # %% ../../nbs/20_cells.metrics.ipynb #70c9f158
-def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True) -> float:
+def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True, device: str='cpu') -> float:
     "Cell-type LISI: median LISI over cell-type labels, scaled (L − x)/(L − 1)."
     enc = encode_labels(labels, nbrs.n, 'labels')
     L = len(enc[1])
     if L < 2: raise DataError("cLISI needs at least 2 labels", field='labels')
-    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True), L, False, scale)
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True, device=device), L, False, scale)
 
 # %% ../../nbs/20_cells.metrics.ipynb #d015587b
-def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True) -> tuple[float, float]:
+def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True, device: str='cpu') -> tuple[float, float]:
     "(iLISI, cLISI) from one calibration of the neighbour weights (they do not depend on the labels): half the work."
     eb, el = encode_labels(batch, nbrs.n, 'batch'), encode_labels(labels, nbrs.n, 'labels')
     B, L = len(eb[1]), len(el[1])
-    if B < 2 or L < 2: return ilisi(nbrs, batch, scale=scale), clisi(nbrs, labels, scale=scale)
-    lb, ll = lisi_values(nbrs, eb, el, encoded=True)
+    if B < 2 or L < 2:
+        return ilisi(nbrs, batch, scale=scale, device=device), clisi(nbrs, labels, scale=scale, device=device)
+    lb, ll = lisi_values(nbrs, eb, el, encoded=True, device=device)
     return _lisi_scores(lb, B, True, scale), _lisi_scores(ll, L, False, scale)
 
 # %% ../../nbs/20_cells.metrics.ipynb #beb4b7d9

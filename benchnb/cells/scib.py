@@ -4,26 +4,27 @@
 
 # %% ../../nbs/20a_cells.scib.ipynb #964f8008
 from __future__ import annotations
-import math, time
+import math, os, time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
-from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from ..core import DataError, get_logger
-from benchnb.cells.metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
+from ..core import DataError, get_logger, progress
+from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
     graph_connectivity, isolated_labels, label_distance_sums, silhouette_from_sums, umap_connectivities,
-    register_metric)
+    register_metric, _device, _torch_device)
+from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
 
 log = get_logger('cells.scib')
 
 # %% auto #0
-__all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'pcr', 'pcr_comparison',
+__all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_STEPS', 'pcr', 'pcr_comparison',
            'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras', 'diffusion_embedding',
-           'diffusion_neighbors', 'kbet_per_label', 'kmeans_nmi_ari', 'scib_aggregate', 'with_metric_type',
+           'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'scib_aggregate', 'with_metric_type',
            'scib_neighbor_sizes', 'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
 
 # %% ../../nbs/20a_cells.scib.ipynb #62e24056
@@ -32,21 +33,34 @@ def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
     return np.stack([np.bincount(codes, weights=Xc[:, j], minlength=B) for j in range(Xc.shape[1])], 1)
 
 # %% ../../nbs/20a_cells.scib.ipynb #fc4899a4
-def pcr(X: Any, batch: Any, field: str='embedding') -> float:
+def pcr(X: Any, batch: Any, field: str='embedding', device: str='cpu') -> float:
     "Share of the embedding's variance explained by batch: trace(between-batch scatter) / trace(total scatter)."
     X = as_embedding(X, field=field)
     codes, cats = encode_labels(batch, len(X), 'batch')
-    Xc = X - X.mean(0)
-    total = float(np.einsum('ij,ij->', Xc, Xc))
+    if (device := _device(device)) != 'cpu': total, between = _pcr_torch(X, codes, len(cats), device)
+    else:
+        Xc = X - X.mean(0)
+        total = float(np.einsum('ij,ij->', Xc, Xc))
+        counts = np.bincount(codes, minlength=len(cats)).astype(float)
+        between = float((counts * ((_batch_sums(Xc, codes, len(cats)) / counts[:, None]) ** 2).sum(1)).sum())
     if total == 0: raise DataError("the embedding has no variance (all cells identical)", field=field)
-    counts = np.bincount(codes, minlength=len(cats)).astype(float)
-    means = _batch_sums(Xc, codes, len(cats)) / counts[:, None]
-    return float((counts * (means ** 2).sum(1)).sum() / total)
+    return between / total
+
+# %% ../../nbs/20a_cells.scib.ipynb #fa2c95b6
+def _pcr_torch(X: np.ndarray, codes: np.ndarray, B: int, device: str) -> tuple[float, float]:
+    "(total scatter, between-batch scatter) in torch on `device`."
+    import torch
+    dev = _torch_device(device)
+    Xt, ct = torch.as_tensor(X, device=dev), torch.as_tensor(codes, device=dev)
+    Xc = Xt - Xt.mean(0)
+    counts = torch.bincount(ct, minlength=B).double()
+    means = Xc.new_zeros((B, X.shape[1])).index_add_(0, ct, Xc) / counts[:, None]
+    return float((Xc * Xc).sum()), float((counts * (means ** 2).sum(1)).sum())
 
 # %% ../../nbs/20a_cells.scib.ipynb #2325a5d6
-def pcr_comparison(X_pre: Any, X_post: Any, batch: Any, scale: bool=True) -> float:
+def pcr_comparison(X_pre: Any, X_post: Any, batch: Any, scale: bool=True, device: str='cpu') -> float:
     "scib-metrics `pcr_comparison`: relative drop of the batch-explained variance, clipped at 0."
-    pre, post = pcr(X_pre, batch, 'pre-integrated embedding'), pcr(X_post, batch)
+    pre, post = pcr(X_pre, batch, 'pre-integrated embedding', device), pcr(X_post, batch, device=device)
     if not scale: return post - pre
     if pre == 0:
         raise DataError("batch explains no variance of the pre-integrated embedding: PCR comparison undefined",
@@ -55,14 +69,25 @@ def pcr_comparison(X_pre: Any, X_post: Any, batch: Any, scale: bool=True) -> flo
 
 # %% ../../nbs/20a_cells.scib.ipynb #8e2c7789
 def cosine_label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int,
-                               field: str='embedding') -> np.ndarray:
+                               field: str='embedding', device: str='cpu') -> np.ndarray:
     "`S[i, l]` = Σ_{j in label l} (1 − cos(x_i, x_j)) as n_l − x̂_i · Σ_{j in l} x̂_j (no pairwise distances)."
     norms = np.linalg.norm(X, axis=1)
     if (norms == 0).any():
         raise DataError(f"{int((norms == 0).sum())} all-zero row(s): cosine distance undefined", field=field)
+    if (device := _device(device)) != 'cpu': return _cosine_sums_torch(X, codes, n_labels, device)
     Xn = X / norms[:, None]
     C = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(n_labels, len(codes))) @ Xn
     return np.bincount(codes, minlength=n_labels)[None, :] - Xn @ C.T
+
+# %% ../../nbs/20a_cells.scib.ipynb #d98cd2c1
+def _cosine_sums_torch(X: np.ndarray, codes: np.ndarray, L: int, device: str) -> np.ndarray:
+    "`cosine_label_distance_sums` in torch on `device`: one GEMM with the per-label sums of unit vectors."
+    import torch
+    dev = _torch_device(device)
+    Xt, ct = torch.as_tensor(X, dtype=torch.float64, device=dev), torch.as_tensor(codes, device=dev)
+    Xn = Xt / torch.linalg.norm(Xt, dim=1, keepdim=True)
+    C = Xn.new_zeros((L, X.shape[1])).index_add_(0, ct, Xn)
+    return (torch.bincount(ct, minlength=L).double()[None, :] - Xn @ C.T).cpu().numpy()
 
 # %% ../../nbs/20a_cells.scib.ipynb #18e54405
 def _between_distance(S: np.ndarray, codes: np.ndarray, counts: np.ndarray, own: np.ndarray,
@@ -92,13 +117,14 @@ def silhouette_between(S: np.ndarray, codes: np.ndarray, between: str='nearest')
     return np.nan_to_num(s)
 
 # %% ../../nbs/20a_cells.scib.ipynb #e8fbc6b4
-def _distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int, metric: str) -> np.ndarray:
+def _distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int, metric: str, device: str='cpu') -> np.ndarray:
     "Label distance sums, cosine or euclidean."
-    if metric == 'cosine': return cosine_label_distance_sums(X, codes, n_labels)
-    return label_distance_sums(X, codes, n_labels)
+    if metric == 'cosine': return cosine_label_distance_sums(X, codes, n_labels, device=device)
+    return label_distance_sums(X, codes, n_labels, device=device)
 
 # %% ../../nbs/20a_cells.scib.ipynb #cdf9fd11
-def bras_per_group(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other') -> pd.Series:
+def bras_per_group(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other',
+                   device: str='cpu') -> pd.Series:
     "Mean of 1 − |batch silhouette| within each qualifying cell-type group (BRAS defaults: cosine, mean_other)."
     X = as_embedding(X)
     lab, lcats = encode_labels(labels, len(X), 'labels')
@@ -110,14 +136,15 @@ def bras_per_group(X: Any, labels: Any, batch: Any, metric: str='cosine', betwee
         m = lab == g
         b, bcats = encode_labels(bat[m])
         if len(bcats) == 1 or len(bcats) == m.sum(): continue
-        S = _distance_sums(X[m], b, len(bcats), metric)
+        S = _distance_sums(X[m], b, len(bcats), metric, device)
         out[name] = float(np.mean(1 - np.abs(silhouette_between(S, b, between))))
     return pd.Series(out, name='bras', dtype=np.float64)
 
 # %% ../../nbs/20a_cells.scib.ipynb #07fec49b
-def bras(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other') -> float:
+def bras(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other',
+         device: str='cpu') -> float:
     "BRAS (scib-metrics `bras`): unweighted mean over cell-type groups of mean(1 − |s_batch(i)|)."
-    per = bras_per_group(X, labels, batch, metric, between)
+    per = bras_per_group(X, labels, batch, metric, between, device)
     if per.empty:
         raise DataError("no cell-type group has at least 2 batches (and fewer batches than cells): BRAS undefined",
                         field='batch')
@@ -140,66 +167,78 @@ def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:
     return evecs * np.array([e if e == 1 else e / (1 - e) for e in evals], dtype=np.float32)
 
 # %% ../../nbs/20a_cells.scib.ipynb #80aa79fc
-def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100) -> Neighbors:
-    "The k + 1 nearest cells (self first) in the diffusion-map embedding of `conn`, exact search."
-    emb = diffusion_embedding(conn, n_comps)
+def diffusion_knn(emb: np.ndarray, k: int, device: str='cpu') -> Neighbors:
+    "The k + 1 nearest cells (self first) of a diffusion-map embedding, exact search, a short list padded as pynndescent."
     m = len(emb)
-    nb = knn(emb, min(k + 1, m))
+    nb = knn(emb, min(k + 1, m), device=device)
     if k + 1 <= m: return nb
     pad = np.full((m, k + 1 - m), m - 1)                            # pynndescent's −1 → the last cell (see above)
     return Neighbors(np.hstack([nb.indices, pad]), np.hstack([nb.distances, np.zeros(pad.shape)]))
 
+# %% ../../nbs/20a_cells.scib.ipynb #c235305c
+def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100, device: str='cpu') -> Neighbors:
+    "The k + 1 nearest cells (self first) in the diffusion-map embedding of `conn`, exact search."
+    return diffusion_knn(diffusion_embedding(conn, n_comps), k, device)
+
 # %% ../../nbs/20a_cells.scib.ipynb #d826b612
 def _kbet_k0(bat: np.ndarray) -> int:
-    "min(70, max(10, ⌊mean cells per batch / 4⌋))."
-    return int(min(70, max(10, math.floor(np.mean(np.unique(bat, return_counts=True)[1]) / 4))))
+    "min(70, max(10, ⌊mean cells per batch / 4⌋)), and k₀ · m below 2³¹ as scib-metrics checks."
+    k0 = int(min(70, max(10, math.floor(np.mean(np.unique(bat, return_counts=True)[1]) / 4))))
+    return min(k0, (2 ** 31 - 1) // len(bat))
 
 # %% ../../nbs/20a_cells.scib.ipynb #f975d822
-def _kbet_label(conn: sp.csr_matrix, bat: np.ndarray, alpha: float, n_comps: int) -> float:
-    "scib-metrics' kBET of one label's connectivity subgraph `conn` with batch codes `bat` (NaN: skipped)."
+def _kbet_plan(conn: sp.csr_matrix, bat: np.ndarray, n_comps: int) -> tuple[float, tuple|None, int]:
+    "(score or None, work or None, n_comps left) for one label's subgraph `conn` and batch codes `bat`."
     m = len(bat)
-    if m < 10 or len(np.unique(bat)) == 1: return np.nan
+    if m < 10 or len(np.unique(bat)) == 1: return np.nan, None, n_comps
     k0 = _kbet_k0(bat)
     n_comp, comp = connected_components(conn, connection='strong')
     keep = np.arange(m)
     if n_comp > 1:
-        size = np.bincount(comp)
-        keep = np.flatnonzero(size[comp] >= 3 * k0)
-        if len(keep) / m < 0.75: return 0.0
+        keep = np.flatnonzero(np.bincount(comp)[comp] >= 3 * k0)
+        if len(keep) / m < 0.75: return 0.0, None, n_comps
         conn = conn[keep][:, keep]
-    try: nb = diffusion_neighbors(conn, k0, min(n_comps, len(keep) - 1))
-    except ValueError: return 0.0                                  # failed eigendecomposition: 100 % rejection
-    return kbet(nb, bat[keep], alpha)[0]
+    n_comps = min(n_comps, len(keep) - 1)                          # sticky, as scib-metrics' loop variable
+    return None, (conn, bat[keep], k0, n_comps), n_comps
+
+# %% ../../nbs/20a_cells.scib.ipynb #889c4916
+def _diffusion_map_or_none(work: tuple) -> np.ndarray|None:
+    "The diffusion-map embedding of a `_kbet_plan` work item, None if the eigendecomposition fails."
+    try: return diffusion_embedding(work[0], work[3])
+    except ValueError: return None
+
+# %% ../../nbs/20a_cells.scib.ipynb #a94592a2
+def _diffusion_maps(works: list[tuple]) -> list:
+    "`_diffusion_map_or_none` of every work item, in threads (one per core), one BLAS thread each."
+    from threadpoolctl import threadpool_limits
+    with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(works), os.cpu_count() or 1))) as ex:
+        return list(ex.map(_diffusion_map_or_none, works))
+
+# %% ../../nbs/20a_cells.scib.ipynb #c9591e38
+def _kbet_score(emb: np.ndarray|None, work: tuple, alpha: float, device: str) -> float:
+    "kBET acceptance of one label on the k₀ + 1 nearest cells of its diffusion map (0 if there is none)."
+    if emb is None: return 0.0
+    return kbet(diffusion_knn(emb, work[2], device), work[1], alpha)[0]
 
 # %% ../../nbs/20a_cells.scib.ipynb #92df1a0f
 def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, diffusion_n_comps: int=100,
-                   return_df: bool=False) -> float | tuple[float, pd.DataFrame]:
+                   return_df: bool=False, device: str='cpu') -> float | tuple[float, pd.DataFrame]:
     "scIB's KBET (scib-metrics `kbet_per_label`): mean over labels of the kBET acceptance on diffusion neighbours."
     bat, _ = encode_labels(batch, nbrs.n, 'batch')
     lab, cats = encode_labels(labels, nbrs.n, 'labels')
     conn = sp.csr_matrix(umap_connectivities(nbrs))
-    scores = []
+    plans, n_comps = [], diffusion_n_comps
     for g in range(len(cats)):
         m = np.flatnonzero(lab == g)
         sub = conn[m][:, m]
         sub.sort_indices()
-        scores.append(_kbet_label(sub, bat[m], alpha, diffusion_n_comps))
+        s, work, n_comps = _kbet_plan(sub, bat[m], n_comps)
+        plans.append((s, work))
+    maps = iter(_diffusion_maps([w for _, w in plans if w is not None]))
+    scores = [s if w is None else _kbet_score(next(maps), w, alpha, device) for s, w in plans]
     df = pd.DataFrame({'cluster': cats, 'kBET': scores})
     score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
     return (score, df) if return_df else score
-
-# %% ../../nbs/20a_cells.scib.ipynb #97f1a78e
-def kmeans_nmi_ari(X: Any, labels: Any, seed: int=0, n_init: int=1) -> dict[str, float]:
-    "NMI and ARI between k-means clusters (k = number of labels, k-means++) and the labels (scib-metrics)."
-    from sklearn.cluster import KMeans
-    X = as_embedding(X)
-    codes, cats = encode_labels(labels, len(X))
-    if len(cats) > len(np.unique(X, axis=0)):
-        raise DataError(f"{len(cats)} labels but fewer distinct cells: k-means undefined", field='labels')
-    km = KMeans(len(cats), init='k-means++', n_init=n_init, max_iter=300, random_state=seed)
-    pred = km.fit_predict(X - X.mean(0))
-    return {'nmi': float(normalized_mutual_info_score(codes, pred, average_method='arithmetic')),
-            'ari': float(adjusted_rand_score(codes, pred))}
 
 # %% ../../nbs/20a_cells.scib.ipynb #cee5f340
 SCIB_BIO = ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI']
@@ -238,40 +277,46 @@ def scib_neighbor_sizes(n: int) -> dict[str, int]:
     return sizes
 
 # %% ../../nbs/20a_cells.scib.ipynb #752750d4
-def _timer(sec: dict) -> Callable:
-    "`timed(name, f)`: the value of `f()`, its wall time added to `sec[name]`."
+def _timer(sec: dict, bar=None) -> Callable:
+    "`timed(name, f)`: the value of `f()`, its wall time added to `sec[name]`; one step of the progress `bar` if given."
     def timed(name, f):
+        if bar is not None: bar.set_postfix_str(name, refresh=False)
         t = time.perf_counter()
         v = f()
         sec[name] = sec.get(name, 0) + time.perf_counter() - t
+        if bar is not None: bar.update(1)
         return v
     return timed
 
 # %% ../../nbs/20a_cells.scib.ipynb #b0cfb6b6
-def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: float, timed: Callable) -> dict:
+def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: float, timed: Callable,
+                        device: str='cpu') -> dict:
     "BRAS, iLISI, KBET, graph connectivity and PCR comparison of one embedding, each timed."
-    return {'BRAS': timed('BRAS', lambda: bras(X, labels, batch)), 'iLISI': il,
-            'KBET': timed('KBET', lambda: kbet_per_label(nb.head(sz['kbet']), batch, labels)),
+    return {'BRAS': timed('BRAS', lambda: bras(X, labels, batch, device=device)), 'iLISI': il,
+            'KBET': timed('KBET', lambda: kbet_per_label(nb.head(sz['kbet']), batch, labels, device=device)),
             'Graph connectivity': timed('Graph connectivity',
                                         lambda: graph_connectivity(nb.head(sz['graph']), labels)),
-            'PCR comparison': timed('PCR comparison', lambda: pcr_comparison(X_pre, X, batch))}
+            'PCR comparison': timed('PCR comparison', lambda: pcr_comparison(X_pre, X, batch, device=device))}
 
 # %% ../../nbs/20a_cells.scib.ipynb #b6cc4594
+SCIB_STEPS = 9      # timed steps of `scib_row`: kNN, silhouettes, k-means, LISI, isolated labels, 4 batch metrics
+
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
-             seconds: dict|None=None, sil: np.ndarray|None=None) -> dict[str, float]:
-    "The ten scIB metrics of one embedding, named as the Benchmarker's columns."
+             seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None) -> dict[str, float]:
+    "The ten scIB metrics of one embedding, named as the Benchmarker's columns; `device`: 'cpu', 'torch-cpu', 'cuda'."
     from benchnb.cells.metrics import silhouette_samples
     X = as_embedding(X)
     sz = scib_neighbor_sizes(len(X))
-    timed = _timer({} if seconds is None else seconds)
-    nb = timed('kNN', lambda: nbrs.head(sz['lisi']) if nbrs is not None else knn(X, sz['lisi'], method=knn_method))
-    sil = timed('Silhouette label', lambda: silhouette_samples(X, labels) if sil is None else sil)
-    km = timed('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels))
-    il, cl = timed('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels))
+    timed = _timer({} if seconds is None else seconds, bar)
+    nb = timed('kNN', lambda: nbrs.head(sz['lisi']) if nbrs is not None
+               else knn(X, sz['lisi'], method=knn_method, device=device))
+    sil = timed('Silhouette label', lambda: silhouette_samples(X, labels, device=device) if sil is None else sil)
+    km = timed('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels, device=device))
+    il, cl = timed('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels, device=device))
     bio = {'Isolated labels': timed('Isolated labels', lambda: isolated_labels(X, labels, batch, sil=sil)),
            'KMeans NMI': km['nmi'], 'KMeans ARI': km['ari'], 'Silhouette label': (float(np.mean(sil)) + 1) / 2,
            'cLISI': cl}
-    return {**bio, **_scib_batch_metrics(X, labels, batch, X_pre, nb, sz, il, timed)}
+    return {**bio, **_scib_batch_metrics(X, labels, batch, X_pre, nb, sz, il, timed, device)}
 
 # %% ../../nbs/20a_cells.scib.ipynb #d73d6e8d
 def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) -> int:
@@ -285,16 +330,18 @@ def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) 
 
 # %% ../../nbs/20a_cells.scib.ipynb #95b5359e
 def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, min_max_scale: bool=False,
-               knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None) -> pd.DataFrame:
+               knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu') -> pd.DataFrame:
     "One row per embedding, the Benchmarker's columns; `attrs['seconds']` holds the time per metric and embedding."
     labels, batch = np.asarray(labels, dtype=object), np.asarray(batch, dtype=object)
     n = _check_scib_inputs(embeddings, labels, batch)
     X_pre = as_embedding(X_pre, n, field='pre_integrated')
     rows, secs = {}, {}
-    for key, X in embeddings.items():
-        secs[key] = {}
-        nb = (neighbors or {}).get(key)
-        rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, nb, knn_method, secs[key])
+    with progress(total=SCIB_STEPS * len(embeddings), desc='scIB metrics', unit='metric') as bar:
+        for key, X in embeddings.items():
+            secs[key] = {}
+            nb = (neighbors or {}).get(key)
+            rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, nb, knn_method, secs[key],
+                                 device=device, bar=bar)
     out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale)
     out.attrs['seconds'] = secs
     return out
@@ -312,7 +359,7 @@ def _check_adata_keys(adata, obsm_keys: Sequence[str], obs_keys: Sequence[str]):
 
 # %% ../../nbs/20a_cells.scib.ipynb #a9b745e9
 def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, pre_integrated: str|None=None,
-         min_max_scale: bool=False, knn_method: str='exact') -> pd.DataFrame:
+         min_max_scale: bool=False, knn_method: str='exact', device: str='cpu') -> pd.DataFrame:
     ("`Benchmarker(adata, batch_key, label_key, embedding_keys, pre_integrated_embedding_obsm_key=…).get_results()`, "
      "exact and fast.")
     _check_adata_keys(adata, [*embedding_keys, *([pre_integrated] if pre_integrated else [])], (label_key, batch_key))
@@ -322,7 +369,7 @@ def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, p
     encode_labels(batch, adata.n_obs, f"obs/{batch_key}")
     X_pre = adata.obsm[pre_integrated] if pre_integrated else pre_integrated_pca(adata)
     embs = {k: adata.obsm[k] for k in embedding_keys}
-    return scib_table(embs, labels, batch, X_pre, min_max_scale, knn_method)
+    return scib_table(embs, labels, batch, X_pre, min_max_scale, knn_method, device=device)
 
 # %% ../../nbs/20a_cells.scib.ipynb #dffb590a
 def pre_integrated_pca(adata) -> np.ndarray:

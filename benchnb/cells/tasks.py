@@ -51,11 +51,12 @@ EXPRESSION_BASELINE = 'baseline_expression'
 # %% ../../nbs/21_cells.tasks.ipynb #84afd0d3
 class CellDataset:
     "An AnnData with its inputs (obs, organism, ...) and model outputs keyed by (model, DataType)."
-    def __init__(self, adata, name: str='dataset', organism: str|None=None, knn_method: str='exact', **inputs):
+    def __init__(self, adata, name: str='dataset', organism: str|None=None, knn_method: str='exact',
+                 device: str='cpu', **inputs):
         if adata.n_obs == 0 or adata.n_vars == 0 and not adata.obsm:
             raise DataError(f"AnnData is empty ({adata.n_obs} cells × {adata.n_vars} genes)", field=name)
         self.adata, self.name, self.outputs, self._nbrs = adata, name, {}, {}
-        self.knn_method = check_knn_method(knn_method)
+        self.knn_method, self.device = check_knn_method(knn_method), device   # device: 'cpu', 'torch-cpu', 'cuda'
         org = {DataType.ORGANISM: organism} if organism else {}
         self.inputs = {DataType.METADATA: adata.obs, DataType.ANNDATA: adata, **org,
                        **{DataType(k): v for k, v in inputs.items()}}
@@ -134,7 +135,8 @@ def neighbors(self: CellDataset, model: str, k: int) -> Neighbors:
     nb = self._nbrs.get(model)
     if nb is None or nb.k < k:
         t = time.perf_counter()
-        nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method)
+        nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method,
+                                       device=self.device)
         log.info("%s kNN k=%d for %s: %.1f s", self.knn_method, k, model, time.perf_counter() - t)
     return nb.head(k)
 
@@ -147,7 +149,7 @@ def label_silhouettes(self: CellDataset, model: str, key: str) -> np.ndarray:
     hit = cache.get((model, key))
     if hit is None or hit[0] is not X:
         t = time.perf_counter()
-        hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key)))
+        hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key), device=self.device))
         log.info("label silhouettes of %s for %s: %.1f s", key, model, time.perf_counter() - t)
     return hit[1]
 
@@ -392,25 +394,29 @@ class BatchIntegrationTask(BaseTask):
         _check_batches(self.batch, self.batch_key)
         self.nbrs = data.neighbors(model, 200)
         self.sil = data.label_silhouettes(model, self.label_key) if self.extras else None
+        self.device = data.device
 
 # %% ../../nbs/21_cells.tasks.ipynb #a83ef699
 @patch
 def _compute_metrics(self: BatchIntegrationTask) -> list[MetricResult]:
     X, nb = self.embedding, self.nbrs
     out = [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(X, self.batch, nbrs=nb)),
-           metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch))]
-    return out + (scib_extras(X, self.labels, self.batch, nb, self.sil) if self.extras else [])
+           metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch, device=self.device))]
+    return out + (scib_extras(X, self.labels, self.batch, nb, self.sil, self.device) if self.extras else [])
 
 # %% ../../nbs/21_cells.tasks.ipynb #b16048ab
-def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None) -> list[MetricResult]:
+def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None,
+                device: str='cpu') -> list[MetricResult]:
     "The scIB metrics of `--extras` (scib-metrics definitions), neighbour sizes 90/50/15 capped at the number of cells."
     sz, M = scib_neighbor_sizes(nbrs.n), MetricType
     nb90 = nbrs.head(min(sz['lisi'], nbrs.k))
     kb = min(sz['kbet'], nb90.k)
-    il, cl = ilisi_clisi(nb90, batch, labels)
-    km, kpl = kmeans_nmi_ari(X, labels), kbet_per_label(nb90.head(kb), batch, labels)
+    il, cl = ilisi_clisi(nb90, batch, labels, device=device)
+    km = kmeans_nmi_ari(X, labels, device=device)
+    kpl = kbet_per_label(nb90.head(kb), batch, labels, device=device)
     out = [metric_result(M.ILISI, il), metric_result(M.CLISI, cl),
-           metric_result(M.BRAS, bras(X, labels, batch)), metric_result(M.KBET_GLOBAL, kbet(nb90.head(kb), batch)[0]),
+           metric_result(M.BRAS, bras(X, labels, batch, device=device)),
+           metric_result(M.KBET_GLOBAL, kbet(nb90.head(kb), batch)[0]),
            metric_result(M.GRAPH_CONNECTIVITY, graph_connectivity(nb90.head(min(sz['graph'], nb90.k)), labels)),
            metric_result(M.ISOLATED_LABELS, isolated_labels(X, labels, batch, sil=sil)),
            metric_result(M.KMEANS_NMI, km['nmi']), metric_result(M.KMEANS_ARI, km['ari'])]
