@@ -13,10 +13,10 @@ import typer
 
 from ..core import DataError, register_family, get_logger, progress_mode
 from ..report import register_report
-from ..runs import write_json
+from ..runs import check_seed, write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'read_h5ad', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -116,11 +116,11 @@ _R_AGGREGATE = typer.Option(False, '--aggregate', help="With --seeds: output mea
 _EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, "
                 "bras, graph_connectivity, isolated_labels, kmeans_nmi/ari, kbet_global.")
 _R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
-_R_KNN = typer.Option('exact', '--knn',
+KnnOpt = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
 _R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
 _DEVICE_HELP = "Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'."
-_R_DEVICE = typer.Option('cpu', '--device', help=_DEVICE_HELP)
+DeviceOpt = typer.Option('cpu', '--device', help=_DEVICE_HELP)   # shared by run and scib
 
 # %% ../../nbs/29_cells.cli.ipynb #1f0e2250
 def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None) -> str:
@@ -133,12 +133,13 @@ def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None)
 def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
             batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
             seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
-            extras: bool = _R_EXTRAS, knn_method: str = _R_KNN, out: Optional[Path] = _R_OUT,
-            device: str = _R_DEVICE):
+            extras: bool = _R_EXTRAS, knn_method: str = KnnOpt, out: Optional[Path] = _R_OUT,
+            device: str = DeviceOpt):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter()
     stage(f"reading {adata}")
     seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
+    for s in [seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
     from benchnb.cells.metrics import check_device
     check_device(device)
     data, embs = _read_dataset(adata, embedding, knn_method, device)
@@ -160,8 +161,6 @@ _S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metr
 _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
-_S_KNN = typer.Option('exact', '--knn', help="Neighbour search: 'exact' (default) or 'ann' (NN-descent).")
-_S_DEVICE = typer.Option('cpu', '--device', help=_DEVICE_HELP)
 
 # %% ../../nbs/29_cells.cli.ipynb #ecbdb739
 def _save_plot(table, path: Path) -> None:
@@ -176,7 +175,7 @@ def _save_plot(table, path: Path) -> None:
 @cli.command('scib')
 def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
              pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
-             min_max_scale: bool = _S_SCALE, knn_method: str = _S_KNN, device: str = _S_DEVICE):
+             min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
     from benchnb.cells.metrics import check_device, check_knn_method
     from benchnb.cells.scib import scib, with_metric_type

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from ..core import DataError
-from .metrics import as_embedding, encode_labels, _device
+from .metrics import as_embedding, encode_labels, _device, _torch_device
 
 # %% auto #0
 __all__ = ['threefry2x32', 'jax_split', 'jax_bits', 'jax_key', 'jax_uniform', 'jax_gumbel', 'jax_permutation', 'jax_choice_p',
@@ -87,7 +87,7 @@ class _Backend:
         self.torch = device != 'cpu'
         if self.torch:
             import torch
-            dev = torch.device('cpu' if device == 'torch-cpu' else 'cuda' if device == 'gpu' else device)
+            dev = _torch_device(device)
             self.X = torch.as_tensor(X, dtype=torch.float64, device=dev)
         else: self.X = X.astype(np.float64)
         self.sq = (self.X * self.X).sum(1)

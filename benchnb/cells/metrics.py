@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
-from ..core import DataError, Registry, RegistryError, get_logger
+from ..core import DataError, Registry, RegistryError, device_name, get_logger
 from ..results import MetricResult
 
 log = get_logger('cells.metrics')
@@ -86,7 +86,7 @@ def _device(device: str) -> str:
             import torch
             return 'cuda' if torch.cuda.is_available() else 'cpu'
         except ImportError: return 'cpu'
-    return device
+    return device_name(device)
 
 # %% ../../nbs/20_cells.metrics.ipynb #ad1c5626
 def check_device(device: str) -> str:
@@ -236,7 +236,7 @@ def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, 
 def _torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
     "(torch device, the centred `X` as a tensor of `dtype` on it, its squared row norms)."
     import torch
-    dev = torch.device('cpu' if device == 'torch-cpu' else 'cuda' if device == 'gpu' else device)
+    dev = _torch_device(device)
     tdt = torch.float32 if np.dtype(dtype) == np.float32 else torch.float64
     Xt = torch.as_tensor(X - X.mean(0), dtype=tdt, device=dev)
     return dev, Xt, (Xt * Xt).sum(1)
@@ -245,7 +245,7 @@ def _torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
 def _torch_device(device: str):
     "The torch device of a resolved `device` ('torch-cpu' is torch's CPU, 'gpu' the current CUDA device)."
     import torch
-    return torch.device('cpu' if device == 'torch-cpu' else 'cuda' if device == 'gpu' else device)
+    return torch.device('cpu' if device == 'torch-cpu' else device_name(device))
 
 # %% ../../nbs/20_cells.metrics.ipynb #f6810d98
 def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Neighbors:

@@ -363,6 +363,7 @@ def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, p
     ("`Benchmarker(adata, batch_key, label_key, embedding_keys, pre_integrated_embedding_obsm_key=…).get_results()`, "
      "exact and fast.")
     _check_adata_keys(adata, [*embedding_keys, *([pre_integrated] if pre_integrated else [])], (label_key, batch_key))
+    if adata.n_obs < 3: raise DataError(f"the scIB table needs at least 3 cells, got {adata.n_obs}", field='n_obs')
     labels = np.asarray(adata.obs[label_key].to_numpy(), dtype=object)
     batch = np.asarray(adata.obs[batch_key].to_numpy(), dtype=object)
     encode_labels(labels, adata.n_obs, f"obs/{label_key}")
