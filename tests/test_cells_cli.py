@@ -121,3 +121,12 @@ def test_scib_device(h5ad_two, tmp_path):
     assert (a[['KMeans NMI', 'KMeans ARI', 'KBET']] == b[['KMeans NMI', 'KMeans ARI', 'KBET']]).all().all()
     r = _benchnb(*args, '--out', tmp_path / 'x.csv', '--device', 'tpu')
     assert r.returncode != 0 and "unknown device 'tpu'" in r.stderr and 'Traceback' not in r.stderr
+
+
+@pytest.mark.parametrize('args, field', [(['--seed', '-5'], '--seed'), (['--seeds', '1,-2'], '--seeds'),
+                                         (['--seed', str(2**33)], '--seed')])
+def test_run_bad_seed_is_refused_before_reading(h5ad, args, field):
+    "A seed numpy cannot take is a usage fault named on one line (was an internal error after the data was read)."
+    r = _benchnb('cells', 'run', h5ad, '-e', 'X_pca', '-l', 'cell_type', '--tasks', 'clustering', *args)
+    assert r.returncode == 1 and 'internal error' not in r.stderr, r.stderr
+    assert f"field '{field}'" in r.stderr and 'a seed is an integer from 0 to 4294967295' in r.stderr, r.stderr
