@@ -92,8 +92,10 @@ def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str
                  seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool) -> list[dict]:
     "The JSON rows of `cells run`: one seed, several seeds, or their aggregate."
     from benchnb.cells.tasks import evaluate, evaluate_seeds
-    if not seed_list: return evaluate(data, embs, labels, batch, _split(tasks) or None, bl, seed, extras)
-    rows, agg = evaluate_seeds(data, embs, labels, batch, _split(tasks) or None, bl, seed_list, extras)
+    if not seed_list: return evaluate(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None,
+                                      baseline=bl, seed=seed, extras=extras)
+    rows, agg = evaluate_seeds(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None, baseline=bl,
+                               seeds=seed_list, extras=extras)
     return _aggregate_rows(agg) if aggregate else rows
 
 # %% ../../nbs/29_cells.cli.ipynb #292e34ee
@@ -144,7 +146,8 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     check_device(device)
     data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
-    rows = _result_rows(data, embs, labels, batch, tasks, bl, seed, seed_list, aggregate, extras)
+    rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
+                        aggregate=aggregate, extras=extras)
     if out: write_json(out, rows)
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(json.dumps(rows, indent=2))

@@ -585,8 +585,10 @@ def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, 
     out = np.empty((len(enc), nbrs.n))
     codes, n_cats = np.stack([c for c, _ in enc]), np.array([len(cats) for _, cats in enc])
     D, I = np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices)
-    if (device := _device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_cats, float(perplexity), tol, 50, device)
-    else: _lisi_rows(D, I, codes, n_cats, float(perplexity), tol, 50, out)
+    if (device := _device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_labels=n_cats,
+                                                               perplexity=float(perplexity), tol=tol, max_tries=50,
+                                                               device=device)
+    else: _lisi_rows(D, I, codes, n_labels=n_cats, perplexity=float(perplexity), tol=tol, max_tries=50, out=out)
     return out[0] if len(enc) == 1 else out
 
 # %% ../../nbs/20_cells.metrics.ipynb #a12446a4

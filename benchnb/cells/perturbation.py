@@ -260,8 +260,9 @@ def perturbation_inputs(adata, condition_key: str='condition', control_name: str
                         target_genes: dict|None=None) -> dict:
     "Filtered DE table, masked target genes per condition and the checked control map of a perturbation AnnData."
     conds = _perturbation_conditions(adata, condition_key, control_name)
-    de = _de_table(adata.uns[DE_KEY], condition_key, conds, control_name, de_gene_col, de_metric_col, de_pval_col,
-                   pval_threshold, min_logfoldchange)
+    de = _de_table(adata.uns[DE_KEY], condition_key, conds, control_name=control_name, gene_col=de_gene_col,
+                   metric_col=de_metric_col, pval_col=de_pval_col, pval_threshold=pval_threshold,
+                   min_logfoldchange=min_logfoldchange)
     if target_genes is None: targets = sample_de_genes(de, fraction, min_genes, condition_key, 'gene_id', seed)
     else: targets = dict(target_genes)
     _check_targets(target_genes or {}, de, condition_key)

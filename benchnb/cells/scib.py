@@ -316,7 +316,8 @@ def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=N
     bio = {'Isolated labels': timed('Isolated labels', lambda: isolated_labels(X, labels, batch, sil=sil)),
            'KMeans NMI': km['nmi'], 'KMeans ARI': km['ari'], 'Silhouette label': (float(np.mean(sil)) + 1) / 2,
            'cLISI': cl}
-    return {**bio, **_scib_batch_metrics(X, labels, batch, X_pre, nb, sz, il, timed, device)}
+    return {**bio, **_scib_batch_metrics(X, labels, batch, X_pre=X_pre, nb=nb, sz=sz, il=il, timed=timed,
+                                         device=device)}
 
 # %% ../../nbs/20a_cells.scib.ipynb #d73d6e8d
 def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) -> int:

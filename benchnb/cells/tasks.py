@@ -514,7 +514,8 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch
     if 'pca' in baseline:
         BaseTask(random_seed=seed).set_baseline(data)
         models.append(BASELINE)
-    for n in names: rows += _task_rows(data, n, models, label_key, batch_key, baseline, seed, extras)
+    for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key, baseline=baseline,
+                                       seed=seed, extras=extras)
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
@@ -523,5 +524,6 @@ def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], label_key: str,
                    extras: bool=False) -> tuple[list[dict], pd.DataFrame]:
     "Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params)."
     rows = [{**r, 'seed': s} for s in seeds
-            for r in evaluate(data, embeddings, label_key, batch_key, task_names, baseline, s, extras)]
+            for r in evaluate(data, embeddings, label_key, batch_key=batch_key, task_names=task_names,
+                              baseline=baseline, seed=s, extras=extras)]
     return rows, aggregate_results(pd.DataFrame(rows), by=['task', 'model'], ddof=1)

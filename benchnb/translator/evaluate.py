@@ -465,7 +465,8 @@ def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapp
     opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
-    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, k, norm, truth, validate, opts)
+    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, k=k, norm=norm, truth=truth,
+                                                    validate=validate, opts=opts)
     opts['score_sources'] = dict(sources)
     warn = _unscored_warning(benchmark, unscored) + _malformed_warning(benchmark, malformed)
     uids = [q.uid for q in queries]
@@ -751,8 +752,9 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
     queries = build_queries(cfg, benchmark)
     norm, uids = make_normalizer(queries, normalizer), [q.uid for q in queries]
     sources = _result_sources(results, uids, queries)
-    return [evaluate_responses(benchmark, queries, resp, _target_name(target, d), k, norm, use_xref, binding,
-                               score_from, failed, str(d) if d else None, order_by, validate)
+    return [evaluate_responses(benchmark, queries, resp, target=_target_name(target, d), k=k, normalizer=norm,
+                               use_xref=use_xref, binding=binding, score_from=score_from, failed=failed,
+                               results_dir=str(d) if d else None, order_by=order_by, validate=validate)
             for d, resp, failed in sources]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #d474171a

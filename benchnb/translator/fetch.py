@@ -515,8 +515,10 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
     policy = _fetch_policy(policy, options)
-    params = _fetch_params(benchmark, target, ep, unscored, concurrency, policy, cfg, options, completion)
-    with _fetch_protocol(ep, policy, session, concurrency, poll_interval, max_wait, completion, listener) as proto:
+    params = _fetch_params(benchmark, target, ep, unscored=unscored, concurrency=concurrency, policy=policy, cfg=cfg,
+                           options=options, completion=completion)
+    with _fetch_protocol(ep, policy, session, concurrency=concurrency, poll_interval=poll_interval,
+                         max_wait=max_wait, completion=completion, listener=listener) as proto:
         return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast,
                             probe_timeout=probe_timeout if fail_fast else None)
 
