@@ -274,10 +274,9 @@ def _batch_buffer(shape: tuple):
 def _buffer(self: SlideBatches, shape: tuple):
     "A batch buffer: with `ring_size` > 0, the next of that many buffers this worker reuses in turn."
     if not self.ring_size: return _batch_buffer(shape)
-    if len(self._ring) < self.ring_size or self._ring[0].shape[1:] != shape[1:]:
-        self._ring.append(_batch_buffer((self.batch_size,) + shape[1:]))
-        self._ring = self._ring[-self.ring_size:]
-    buf = self._ring.pop(0)
+    if self._ring and self._ring[0].shape[1:] != shape[1:]: self._ring = []       # tiles of another size
+    full = len(self._ring) == self.ring_size
+    buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
     self._ring.append(buf)
     return buf[:shape[0]]
 
