@@ -505,7 +505,8 @@ def _write_synthetic_slide(out_dir: Path, he: np.ndarray, views: dict, size: int
     "Render one slide from the (blurred) density codes `he` and write its tiles (`views`: cell → crop) atomically."
     import h5py
     sid = slide_id(staining, scanner)
-    canvas = _render_canvas(he, _slide_lut(staining, scanner, seed), np.random.default_rng([seed, zlib.crc32(sid.encode())]))
+    rng = np.random.default_rng([seed, zlib.crc32(sid.encode())])
+    canvas = _render_canvas(he, _slide_lut(staining, scanner, seed), rng)
     path = out_dir/f"{sid}.h5"
     tmp = path.with_name(f".{path.name}.tmp")
     with h5py.File(tmp, 'w') as f:

@@ -234,7 +234,6 @@ class SlideBatches:
 # %% ../../nbs/31_plism.extract.ipynb #665f7f61
 @patch
 def __getitem__(self: SlideBatches, k: int):
-    import torch
     s, lo = self.index[k]
     t0, ds = time.perf_counter(), self.slides[s]
     f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
@@ -264,7 +263,7 @@ def _read_tile(f, key: str, out: np.ndarray, path: Path):
     d.read_direct(out)
 
 def _batch_buffer(shape: tuple):
-    "An uninitialised uint8 tensor; in a loader worker, allocated in shared memory (sent as is, as torch's collate does)."
+    "An uninitialised uint8 tensor; in a loader worker, in shared memory (sent as is, as torch's collate does)."
     import torch
     elem = torch.empty(0, dtype=torch.uint8)
     if torch.utils.data.get_worker_info() is None: return torch.empty(shape, dtype=torch.uint8)

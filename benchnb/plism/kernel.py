@@ -437,6 +437,9 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     slides = sorted({s for p in pairs for s in p})
     full = _put_slides(be, features, slides, normalized)
     sims = {s: be.for_sims(full[s]) for s in slides}
+    if isinstance(be, TorchBackend):
+        yield from _twin_ranks_resident(be, full, sims, pairs)
+        return
     th = {p: _thresholds(be, full, sims, *p) for p in pairs}
     partners = {s: [(p, p[1] if p[0] == s else p[0]) for p in pairs if s in p] for s in slides}
     # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair
@@ -446,6 +449,91 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
         self_terms = interruptible_map(partial(_self_term, be, sims, th, partners), slides, workers)
         selfc = {k: v for _, d in self_terms for k, v in d.items()}
         for _, r in interruptible_map(partial(_pair_ranks, be, sims, th, selfc), pairs, workers): yield r
+
+# %% ../../nbs/32_plism.kernel.ipynb #10b9d00b
+def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:
+    "(start, stop) of each run of consecutive integers in sorted `idx`."
+    out = []
+    for i in idx:
+        if out and out[-1][1] == i: out[-1] = (out[-1][0], i + 1)
+        else: out.append((i, i + 1))
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #8d604b5c
+def _run_thresholds(be: Backend, full, sims, a: int, lo: int, hi: int) -> tuple[Any, Any]:
+    "((m, n) twin similarities in similarity precision, (m,) cosines) of slide `a` against slides lo…hi-1."
+    torch, (n, d) = be.torch, full.shape[1:]
+    step = max(1, be.memory_bytes // (8 * n * d))
+    ts, cos = [], []
+    for s in range(lo, hi, step):
+        t = (full[a].float()[None] * full[s:min(hi, s + step)].float()).sum(-1)
+        cos.append(t.double().mean(1))
+        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1))
+                  if be.precision == 'fp16' else t)
+    return torch.cat(ts), torch.cat(cos)
+
+# %% ../../nbs/32_plism.kernel.ipynb #46e29592
+def _run_cross(be: Backend, sims, a: int, lo: int, hi: int, t) -> tuple[Any, Any]:
+    "((m, n) counts of B-tiles beating each A-query's twin, (m, n) of A-tiles beating each B-query's twin)."
+    torch, (n, d), m = be.torch, sims.shape[1:], hi - lo
+    g, step = sims[lo:hi].reshape(m * n, d), min(n, be.block_rows(m * n, 8))
+    ca, cb = be.zeros_int((m, n)), be.zeros_int((m, n))
+    for r0 in range(0, n, step):
+        c = be.matmul_t(sims[a, r0:r0 + step], g).view(-1, m, n)
+        i = torch.arange(c.shape[0], device=c.device)
+        c[i, :, r0 + i] = -math.inf
+        ca[:, r0:r0 + c.shape[0]] = (c > t[:, r0:r0 + c.shape[0]].T[:, :, None]).sum(-1, dtype=torch.int32).T
+        cb += (c > t[None]).sum(0, dtype=torch.int32)
+    return ca, cb
+
+# %% ../../nbs/32_plism.kernel.ipynb #658d0e22
+def _twin_ranks_resident(be: Backend, full: dict, sims: dict, pairs: Sequence[tuple[str, str]]) -> Iterator:
+    "Yield ((a, b), PairRanks) for `pairs`, all slides resident on `be`'s device, slide a's pairs in one transfer."
+    names = sorted(full)
+    pos, x = {s: i for i, s in enumerate(names)}, be.torch.stack([full[s] for s in names])
+    xs = x if be.precision != 'fp16' else be.torch.stack([sims[s] for s in names])
+    groups = _pair_groups(pairs, pos)
+    th, cos = {}, {}
+    for a, runs in groups.items():
+        for lo, hi in runs:
+            t, c = _run_thresholds(be, x, xs, a, lo, hi)
+            th.update({(a, b): t[b - lo] for b in range(lo, hi)})
+            cos.update({(a, b): c[b - lo] for b in range(lo, hi)})
+    selfc, given = _resident_self_terms(be, xs, th), set(map(tuple, pairs))
+    for a, runs in groups.items():
+        for (s, o), r in _resident_pairs(be, xs, th, cos, selfc, a, runs, names):
+            yield ((s, o), r) if (s, o) in given else ((o, s), PairRanks(r.cosine, r.rank_b, r.rank_a))
+
+# %% ../../nbs/32_plism.kernel.ipynb #f682c2a8
+def _pair_groups(pairs: Sequence[tuple[str, str]], pos: dict) -> dict[int, list[tuple[int, int]]]:
+    "first slide → runs of its partners (by position), each pair oriented first < second."
+    by_a = {}
+    for a, b in pairs:
+        i, j = sorted((pos[a], pos[b]))
+        by_a.setdefault(i, []).append(j)
+    return {a: _runs(sorted(set(bs))) for a, bs in sorted(by_a.items())}
+
+def _resident_self_terms(be: Backend, xs, th: dict) -> dict:
+    "(slide, partner) → self counts of the slide for the pair's thresholds, one `self_counts` per slide."
+    partners = {}
+    for a, b in th: partners.setdefault(a, []).append(b); partners.setdefault(b, []).append(a)
+    out = {}
+    for s, ps in partners.items():
+        cnt = self_counts(be, xs[s], be.stack_cols([th[(min(s, p), max(s, p))] for p in ps]))
+        out.update({(s, p): cnt[:, j] for j, p in enumerate(ps)})
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #00ca43d6
+def _resident_pairs(be: Backend, xs, th: dict, cos: dict, selfc: dict, a: int, runs: list, names: list) -> Iterator:
+    "The PairRanks of slide `a`'s pairs: cross runs on the device, then ranks and cosines in one transfer."
+    torch, keys, ranks = be.torch, [], []
+    for lo, hi in runs:
+        ca, cb = _run_cross(be, xs, a, lo, hi, torch.stack([th[(a, b)] for b in range(lo, hi)]))
+        for k, b in enumerate(range(lo, hi)):
+            keys.append(b)
+            ranks.append(torch.stack([selfc[(a, b)] + ca[k], selfc[(b, a)] + cb[k]]))
+    r, c = be.get(torch.stack(ranks)).astype(np.int64), be.get(torch.stack([cos[(a, b)] for b in keys]))
+    for k, b in enumerate(keys): yield (names[a], names[b]), PairRanks(float(c[k]), r[k, 0], r[k, 1])
 
 # %% ../../nbs/32_plism.kernel.ipynb #fef3be42
 def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=False) -> dict[str, np.ndarray]:

@@ -207,11 +207,11 @@ def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path =
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #d4202f6f
-@cli.command(epilog=example("benchnb plism synth --out-dir plism-synth --grid 126 130 --stainings GMH --stainings KR --scanners S60"))
+@cli.command(epilog=example("benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"))
 def synth(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
-          stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (one slide per staining × scanner)."),
+          stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (a slide each per scanner)."),
           scanners: List[str] = typer.Option(['S60', 'AT2'], help="Scanner codes."),
-          grid: tuple[int, int] = typer.Option((6, 4), help="Columns and rows of tiles (126 130: 16,380, about a real slide)."),
+          grid: tuple[int, int] = typer.Option((6, 4), help="Columns and rows of tiles (126 130: about a real slide)."),
           tile_size: int = typer.Option(224, min=8, help="Tile side in pixels."),
           seed: int = typer.Option(0, help="Seed of the tissue, stains, scanners and noise.")):
     "Write synthetic PLISM-format h5 slides (image-like tiles, for tests and benchmarks without the 225 GB)."
