@@ -49,6 +49,15 @@ def plain_pair(a: np.ndarray, b: np.ndarray, top_k=(1, 3, 5, 10)) -> dict:
 
 CPU_TIME = False
 
+
+def warm_numba_kernels():
+    "Compile (or load from numba's cache) all four counting kernels: small runs no longer touch numba, large do."
+    from benchnb.plism.kernel import _kernels
+    k = _kernels()
+    g, th, t = np.zeros((4, 8), np.float32), np.zeros((4, 2), np.float32), np.zeros(8, np.float32)
+    for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((4, 2), np.int32))
+    for f in (k.cross_serial, k.cross_parallel): f(g, 0, t, np.empty(4, np.int32), np.zeros((1, 8), np.int32))
+
 def clock() -> float:
     "Seconds of CPU used by this process (all threads): robust to other processes loading the machine."
     return time.process_time() if CPU_TIME else time.perf_counter()
@@ -110,6 +119,7 @@ def main(argv=None):
           f"{'CPU' if CPU_TIME else 'wall'} seconds, threads {args.threads or 'all'}")
     t0 = time.perf_counter()
     list(twin_ranks(hard_slides(), [('s0', 's1')]))
+    warm_numba_kernels()
     print(f"warm-up (numba kernels compiled, or loaded from their cache): {time.perf_counter() - t0:.2f} s")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)/'features'

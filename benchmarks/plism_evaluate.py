@@ -7,6 +7,10 @@ upstream's fp16 path does not overflow):
          extrapolated (its fp16 numpy matmul has no BLAS: minutes per pair)
   full   91 slides × 8139 tiles: extrapolated from measured per-slide (load + self term) and per-pair (cross term) costs
 GPU: `--device cuda` runs ours end to end at full scale on torch CUDA (not measurable on the 2-core CPU VM).
+  torch  ours with the torch backend (all slides resident on the device, many pairs per launch) end to end from
+         disk, against plismbench's algorithm redone in torch on the same device (fp16 2n × 2n cosine matrix +
+         top-k per row, features already on the device: compute only), every pair or a sample;
+         `--torch-case 12 460` sets slides × tiles (full scale on a GPU: 91 8139 from 16,278-row files)
 
 Usage: python benchmarks/plism_evaluate.py [--cases small big full] [--upstream-sample 2] [--device cpu|cuda]
 """
@@ -78,6 +82,51 @@ def case(name: str, n_slides: int, n: int, sample: int | None, device: str, work
     return {'ours_s': ours, 'upstream_s': upstream}
 
 
+def upstream_torch_pair(a, b, top_k=(1, 3, 5, 10)) -> tuple[float, list[float]]:
+    "plismbench's per-pair algorithm in torch on a, b's device: fp16 2n × 2n cosines, top-k of every row."
+    import torch
+    x, n = torch.cat([a, b]).half(), len(a)
+    norm = x.norm(dim=1, keepdim=True)
+    cos = (x @ x.T) / (norm * norm.T)
+    nearest = cos.topk(max(top_k) + 1, dim=1).indices[:, 1:]
+    own, other = torch.arange(n, device=x.device)[:, None], torch.arange(n, 2 * n, device=x.device)[:, None]
+    accs = [((nearest[:n, :k] == other).any(1).float().mean() + (nearest[n:, :k] == own).any(1).float().mean()) / 2
+            for k in top_k]
+    return cos[:n, n:].diagonal().float().mean(), accs
+
+
+def torch_case(n_slides: int, n: int, device: str, precision: str, sample: int | None, tmp: Path):
+    "Ours (torch backend, end to end from disk) vs plismbench's algorithm in torch, on one device, in one run."
+    import torch
+    from benchnb.plism.data import N_TILES_PER_SLIDE
+    rows = N_TILES_PER_SLIDE if n in (460, 2713, 5426, 8139) and n_slides > 12 else n
+    root, out = tmp/'torch-features', tmp/'torch-metrics'
+    ids = synthetic_features(root, n_slides, rows)
+    sync = torch.cuda.synchronize if device.startswith('cuda') else (lambda: None)
+    t0 = time.perf_counter()
+    compute_metrics(root, out, 'bench', n_tiles=n if rows != n else 'all', device=device, backend='torch',
+                    precision=precision, overwrite=True)
+    ours = time.perf_counter() - t0
+    from benchnb.plism.data import tile_subset
+    sub = tile_subset(n if rows != n else 'all', rows)
+    x = {s: torch.as_tensor(np.load(features_path(root, 'bench', s), mmap_mode='r')[sub, 3:].copy()).to(device) for s in ids}
+    pairs = [(a, b) for i, a in enumerate(ids) for b in ids[i + 1:]]
+    timed = pairs if sample is None else pairs[:sample]
+    upstream_torch_pair(x[ids[0]], x[ids[1]]); sync()                      # warm-up
+    t0 = time.perf_counter()
+    for a, b in timed: upstream_torch_pair(x[a], x[b])
+    sync()
+    per_pair = (time.perf_counter() - t0) / len(timed)
+    up = per_pair * len(pairs)
+    how = 'every pair' if sample is None else f'{len(timed)} pairs × {len(pairs)}'
+    print(f"\n[torch] {n_slides} slides × {n} tiles × 768 on {device}, {len(pairs)} pairs")
+    print(f"  ours (torch backend, {precision}, end to end from disk):            {ours:8.2f} s")
+    print(f"  plismbench's algorithm in torch (fp16 2n×2n + top-k, compute only): {up:8.2f} s  "
+          f"[{per_pair * 1e3:.1f} ms/pair, {how}]")
+    print(f"  ratio: {up / ours:.1f}×")
+    shutil.rmtree(root, ignore_errors=True); shutil.rmtree(out, ignore_errors=True)
+
+
 def full_scale(device: str, tmp: Path, n: int = 8139, n_slides: int = 91, d: int = 768) -> float:
     "Extrapolate 91 × 8139 × 768 from measured costs: per slide (read 16,278-row file, subset, normalise, self term) and per pair (cross term)."
     from benchnb.plism.data import N_TILES_PER_SLIDE
@@ -110,7 +159,10 @@ def full_scale(device: str, tmp: Path, n: int = 8139, n_slides: int = 91, d: int
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('--cases', nargs='+', default=['small', 'big', 'full'], choices=['small', 'big', 'full', 'gpu-full'])
+    p.add_argument('--cases', nargs='+', default=['small', 'big', 'full'],
+                   choices=['small', 'big', 'full', 'gpu-full', 'torch'])
+    p.add_argument('--torch-case', type=int, nargs=2, default=[12, 460], help="slides, tiles of the torch case")
+    p.add_argument('--precision', default='fp32'); p.add_argument('--torch-sample', type=int, default=None)
     p.add_argument('--upstream-sample', type=int, default=2, help="pairs timed for upstream in the big case")
     p.add_argument('--device', default='cpu'); p.add_argument('--workers', type=int, default=1)
     a = p.parse_args(argv)
@@ -122,6 +174,7 @@ def main(argv=None):
         if 'small' in a.cases: case('small', 12, 460, None, a.device, a.workers, tmp)
         if 'big' in a.cases: case('big', 91, 2713, a.upstream_sample, a.device, a.workers, tmp)
         if 'full' in a.cases: full_scale(a.device, tmp)
+        if 'torch' in a.cases: torch_case(*a.torch_case, a.device, a.precision, a.torch_sample, tmp)
         if 'gpu-full' in a.cases:
             # end to end at full scale on CUDA: 91 files of 16,278 × 771 float32 (4.6 GB) then evaluate with the upstream 8139 subset
             root = tmp/'gpu-features'; synthetic_features(root, 91, 16278)

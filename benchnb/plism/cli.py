@@ -17,7 +17,7 @@ from .options import HELP, EvaluateOptions, checked, kwargs
 
 # %% auto #0
 __all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd',
-           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd']
+           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd', 'synth']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -223,6 +223,19 @@ def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path =
     summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
                       overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
     typer.echo(summary.to_string(index=False))
+
+# %% ../../nbs/39_plism.cli.ipynb #d4202f6f
+@cli.command(epilog=example("benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"))
+def synth(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
+          stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (a slide each per scanner)."),
+          scanners: List[str] = typer.Option(['S60', 'AT2'], help="Scanner codes."),
+          grid: tuple[int, int] = typer.Option((6, 4), help="Columns and rows of tiles (126 130: about a real slide)."),
+          tile_size: int = typer.Option(224, min=8, help="Tile side in pixels."),
+          seed: int = typer.Option(0, help="Seed of the tissue, stains, scanners and noise.")):
+    "Write synthetic PLISM-format h5 slides (image-like tiles, for tests and benchmarks without the 225 GB)."
+    from benchnb.plism.data import make_synthetic_slides
+    for sid, path in make_synthetic_slides(out_dir, stainings, scanners, grid, tile_size, seed=seed).items():
+        typer.echo(path)
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,

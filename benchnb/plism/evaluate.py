@@ -10,10 +10,11 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
-from ..runs import Ledger, RunDir, atomic_write, write_json
+from ..runs import Ledger, RunDir, atomic_write, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label,
     pairs_table, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
@@ -21,8 +22,8 @@ from .kernel import l2_normalize, make_backend, twin_ranks
 # %% auto #0
 __all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'get_results',
            'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit', 'recorded_pairs',
-           'load_normalized', 'compute_metrics', 'merge_metrics', 'tiles_folder', 'leaderboard', 'plot_distributions',
-           'slide_table', 'plot_slide_heatmap', 'check_inputs']
+           'load_normalized', 'compute_metrics', 'BatchedRecords', 'merge_metrics', 'tiles_folder', 'leaderboard',
+           'plot_distributions', 'slide_table', 'plot_slide_heatmap', 'check_inputs']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
@@ -163,14 +164,44 @@ def _finished(out: Path, config: dict, overwrite: bool) -> bool:
     log.info("metrics already computed: %s", out/'metrics.csv')
     return True
 
+# %% ../../nbs/33_plism.evaluate.ipynb #f9c1ba1f
+class BatchedRecords:
+    "Ok-records for a `Ledger` file, appended in batches: one write and one fsync per `every` seconds and at exit."
+    def __init__(self, ledger: Ledger, every: float=2.0):
+        self.ledger, self.every, self.lines, self.last = ledger, every, [], time.monotonic()
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.flush()
+
+    def record(self, unit: str, **info):
+        self.lines.append(json.dumps({'unit': unit, 'status': 'ok', 'time': now_iso(), **info}) + '\n')
+        if time.monotonic() - self.last >= self.every: self.flush()
+
+# %% ../../nbs/33_plism.evaluate.ipynb #d6c59126
+def _after_last_line(f) -> bytes:
+    "b'\\n' if the file open in `f` ('a+b') ends inside a line (cut short by a crash), else b''."
+    if f.tell() == 0: return b''
+    f.seek(-1, os.SEEK_END)
+    return b'' if f.read(1) == b'\n' else b'\n'
+
+@patch
+def flush(self: BatchedRecords):
+    "Append the pending lines in one write, then fsync."
+    if self.lines:
+        with open(self.ledger.path, 'a+b') as f:
+            f.write(_after_last_line(f) + ''.join(self.lines).encode('utf-8'))
+            f.flush()
+            os.fsync(f.fileno())
+    self.lines, self.last = [], time.monotonic()
+
 # %% ../../nbs/33_plism.evaluate.ipynb #7c7dfb99
 def _run_pairs(files, todo, n_tiles, reference, be, workers, ledger, top_k):
     slides = sorted({s for p in todo for s in p})
     feats = load_normalized(files, slides, n_tiles, reference)
     t0, bar = time.time(), progress(total=len(todo), desc='pairs', unit='pair')
-    for (a, b), r in twin_ranks(feats, todo, be, workers=workers, normalized=True):
-        ledger.record(pair_unit(a, b), 'ok', **r.metrics(top_k))
-        bar.update()
+    with BatchedRecords(ledger) as rec:
+        for (a, b), r in twin_ranks(feats, todo, be, workers=workers, normalized=True):
+            rec.record(pair_unit(a, b), **r.metrics(top_k))
+            bar.update()
     bar.close()
     log.info("%d pairs in %.1f s", len(todo), time.time() - t0)
 

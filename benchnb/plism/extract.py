@@ -11,13 +11,15 @@ from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 from ..core import ConfigError, Registry, RunError, get_logger, progress
 from .data import PlismDataError, PlismTiles, find_h5_slides, features_path, shard_block, write_features
 
 # %% auto #0
-__all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'ExtractorSpec', 'register_extractor', 'random_vit',
-           'build_model', 'preprocess', 'extract_slide', 'extract']
+__all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'EXTRACT_PRECISIONS', 'STAGES', 'ExtractorSpec',
+           'register_extractor', 'random_vit', 'build_model', 'preprocess', 'extract_slide', 'SlideBatches',
+           'run_precision', 'slide_loader', 'extract']
 
 # %% ../../nbs/31_plism.extract.ipynb #0549188a
 log = get_logger('plism.extract')
@@ -41,6 +43,7 @@ class ExtractorSpec:
     crop: int|None = None
     timm_kwargs: dict = field(default_factory=dict)
     description: str = ''
+    precision: str = 'fp32'                      # what its model card runs on CUDA: fp32, fp16 or bf16
 
 # %% ../../nbs/31_plism.extract.ipynb #cd581a54
 extractors = Registry('plism extractor')
@@ -71,13 +74,14 @@ def _timm_kwargs(name: str) -> dict:
 
 # %% ../../nbs/31_plism.extract.ipynb #ef26c888
 for _n, _id, _kw in [
-    ('h0_mini', 'hf-hub:bioptimus/H0-mini', dict(dim=768, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], pooling='cls')),
-    ('hoptimus0', 'hf-hub:bioptimus/H-optimus-0', dict(dim=1536, mean=BIOPTIMUS[0], std=BIOPTIMUS[1],
+    ('h0_mini', 'hf-hub:bioptimus/H0-mini', dict(dim=768, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], pooling='cls',
+                                                  precision='fp16')),
+    ('hoptimus0', 'hf-hub:bioptimus/H-optimus-0', dict(dim=1536, mean=BIOPTIMUS[0], std=BIOPTIMUS[1], precision='fp16',
                                                       timm_kwargs=dict(init_values=1e-5, dynamic_img_size=False))),
     ('uni', 'hf-hub:MahmoodLab/uni', dict(dim=1024, timm_kwargs=dict(init_values=1e-5, dynamic_img_size=True))),
     ('uni2h', 'hf-hub:MahmoodLab/UNI2-h', dict(dim=1536)),
-    ('virchow', 'hf-hub:paige-ai/Virchow', dict(dim=2560, pooling='cls+mean', n_prefix=1)),
-    ('virchow2', 'hf-hub:paige-ai/Virchow2', dict(dim=2560, pooling='cls+mean', n_prefix=5)),
+    ('virchow', 'hf-hub:paige-ai/Virchow', dict(dim=2560, pooling='cls+mean', n_prefix=1, precision='fp16')),
+    ('virchow2', 'hf-hub:paige-ai/Virchow2', dict(dim=2560, pooling='cls+mean', n_prefix=5, precision='fp16')),
     ('provgigapath', 'hf-hub:prov-gigapath/prov-gigapath', dict(dim=1536, resize=256, crop=224)),
 ]: register_extractor(_n, _id, description=f"{_id} (upstream plismbench settings)", **_kw)
 
@@ -216,30 +220,202 @@ def extract_slide(model, spec: ExtractorSpec, h5_path, out_path, device: str='cp
     dt = time.time() - t0
     return {'tiles': len(ds), 'seconds': round(dt, 3), 'tiles_per_s': round(len(ds) / dt, 1)}
 
+# %% ../../nbs/31_plism.extract.ipynb #bc04e4d7
+class SlideBatches:
+    "Batches of tiles of many h5 slides: item k → (uint8 tiles (b, H, W, 3) tensor, slide index, first row, read s)."
+    def __init__(self, slides: list[PlismTiles], batch_size: int):
+        self.slides, self.batch_size, self._open, self._ring, self.ring_size = list(slides), batch_size, {}, [], 0
+        self.index = [(s, lo) for s, ds in enumerate(self.slides) for lo in range(0, len(ds), batch_size)]
+
+    def __len__(self): return len(self.index)
+    def __getstate__(self): return {**self.__dict__, '_open': {}, '_ring': []}
+    def n_batches(self, s: int) -> int: return -(-len(self.slides[s]) // self.batch_size)
+
+# %% ../../nbs/31_plism.extract.ipynb #665f7f61
+@patch
+def __getitem__(self: SlideBatches, k: int):
+    s, lo = self.index[k]
+    t0, ds = time.perf_counter(), self.slides[s]
+    f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
+    shape = f[keys[0]].shape
+    buf = self._buffer((len(keys),) + tuple(shape))
+    out = buf.numpy()
+    for i, key in enumerate(keys): _read_tile(f, key, out[i], ds.path)
+    return buf, s, lo, time.perf_counter() - t0
+
+# %% ../../nbs/31_plism.extract.ipynb #a207039a
+@patch
+def _file(self: SlideBatches, s: int):
+    "This process's open h5 file of slide `s` (any other slide's file is closed first)."
+    from benchnb.plism.data import _open_h5
+    if s not in self._open:
+        for f in self._open.values(): f.close()
+        self._open = {s: _open_h5(self.slides[s].path)}
+    return self._open[s]
+
+def _read_tile(f, key: str, out: np.ndarray, path: Path):
+    "Read tile `key` of open h5 file `f` into `out`, a uint8 (H, W, 3) row of a batch; `PlismDataError` if it differs."
+    import h5py
+    try: d = h5py.h5d.open(f.id, key.encode())                    # h5py's low-level calls: 3× faster per tile
+    except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
+    t = d.get_type()
+    if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
+        raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path, field=key,
+                             value=d.shape)
+    d.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+
+def _batch_buffer(shape: tuple):
+    "An uninitialised uint8 tensor; in a loader worker, in shared memory (sent as is, as torch's collate does)."
+    import torch
+    elem = torch.empty(0, dtype=torch.uint8)
+    if torch.utils.data.get_worker_info() is None: return torch.empty(shape, dtype=torch.uint8)
+    return elem.new(elem._typed_storage()._new_shared(int(np.prod(shape)), device='cpu')).view(shape)
+
+@patch
+def _buffer(self: SlideBatches, shape: tuple):
+    "A batch buffer: with `ring_size` > 0, the next of that many buffers this worker reuses in turn."
+    if not self.ring_size: return _batch_buffer(shape)
+    if self._ring and self._ring[0].shape[1:] != shape[1:]: self._ring = []       # tiles of another size
+    full = len(self._ring) == self.ring_size
+    buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
+    self._ring.append(buf)
+    return buf[:shape[0]]
+
+# %% ../../nbs/31_plism.extract.ipynb #a037b1ae
+EXTRACT_PRECISIONS = ('auto', 'fp32', 'fp16', 'bf16')
+
+def run_precision(spec: ExtractorSpec, device: str, precision: str='auto', autocast: bool|None=None) -> str:
+    "The precision a run uses: fp32, fp16 or bf16 (see above)."
+    if precision not in EXTRACT_PRECISIONS:
+        raise ConfigError(f"unknown precision (known: {', '.join(EXTRACT_PRECISIONS)})", field='precision',
+                          value=precision)
+    if precision != 'auto': return precision
+    if autocast is not None: return 'fp16' if autocast and str(device).startswith('cuda') else 'fp32'
+    return spec.precision if str(device).startswith('cuda') else 'fp32'
+
+# %% ../../nbs/31_plism.extract.ipynb #c3802acb
+def _precision_context(device: str, precision: str):
+    "Autocast to fp16/bf16 on the device's type, or nothing for fp32."
+    import torch
+    if precision == 'fp32': return contextlib.nullcontext()
+    kind = 'cuda' if str(device).startswith('cuda') else 'cpu'
+    return torch.autocast(kind, dtype=torch.float16 if precision == 'fp16' else torch.bfloat16)
+
+# %% ../../nbs/31_plism.extract.ipynb #b6454ddc
+STAGES = ('read', 'wait', 'transfer', 'preprocess', 'forward', 'fetch', 'write')
+
+class _Run:
+    "A model on a device with its precision and layout, and the seconds spent in each stage."
+    def __init__(self, spec, model, device: str, precision: str, channels_last: bool, profile: bool):
+        import torch
+        self.torch, self.spec, self.device, self.precision = torch, spec, device, precision
+        self.channels_last = channels_last
+        self.model = model.to(device, memory_format=torch.channels_last) if channels_last else model.to(device)
+        self.sync = profile and str(device).startswith('cuda')
+        self.seconds, self.t = dict.fromkeys(STAGES, 0.0), time.perf_counter()
+
+    def lap(self, stage: str):
+        "Add the time since the last lap to `stage`."
+        if self.sync: self.torch.cuda.synchronize(self.device)
+        now = time.perf_counter()
+        self.seconds[stage], self.t = self.seconds[stage] + now - self.t, now
+
+# %% ../../nbs/31_plism.extract.ipynb #dd0d1111
+@patch
+def features(self: _Run, tiles) -> np.ndarray:
+    "The (b, dim) float32 features of a uint8 (b, H, W, 3) batch."
+    x = tiles.to(self.device, non_blocking=True)
+    self.lap('transfer')
+    x = preprocess(x, self.spec)
+    if self.channels_last: x = x.contiguous(memory_format=self.torch.channels_last)
+    self.lap('preprocess')
+    with _precision_context(self.device, self.precision): f = self.model(x)
+    self.lap('forward')
+    out = f.float().cpu().numpy()
+    self.lap('fetch')
+    return out
+
+# %% ../../nbs/31_plism.extract.ipynb #c2a6aa31
+def _extract_all(run: _Run, batches: SlideBatches, loader, out_paths: list) -> list[dict]:
+    "Extract every slide of `batches`; one row (tiles, seconds, tiles/s) per slide."
+    from concurrent.futures import ThreadPoolExecutor
+    parts, rows, pending = [[] for _ in batches.slides], [None] * len(batches.slides), []
+    bar, start = progress(total=sum(map(len, batches.slides)), desc='extract', unit='tile'), {}
+    with run.torch.inference_mode(), ThreadPoolExecutor(1) as writer:
+        for tiles, s, lo, read_s in loader:
+            run.lap('wait')
+            run.seconds['read'] += read_s
+            start.setdefault(s, time.perf_counter())
+            parts[s].append(run.features(tiles))
+            bar.update(len(tiles))
+            if len(parts[s]) == batches.n_batches(s):
+                pending.append(writer.submit(_write_slide, run, batches.slides[s], parts[s], out_paths[s], start[s]))
+                parts[s] = None
+        for s, fut in enumerate(pending): rows[s] = fut.result()
+    bar.close()
+    return rows
+
+# %% ../../nbs/31_plism.extract.ipynb #44ef1787
+def _write_slide(run: _Run, ds: PlismTiles, parts: list, out_path, t0: float) -> dict:
+    "Check and write one slide's features; its row (tiles, seconds from its first batch, tiles/s)."
+    t = time.perf_counter()
+    write_features(out_path, ds.coords, _check_dim(np.concatenate(parts), run.spec))
+    run.seconds['write'] += time.perf_counter() - t
+    dt = time.perf_counter() - t0
+    log.info("%s: %d tiles in %.1f s", ds.path.name, len(ds), dt)
+    return {'tiles': len(ds), 'seconds': round(dt, 3), 'tiles_per_s': round(len(ds) / dt, 1)}
+
+# %% ../../nbs/31_plism.extract.ipynb #16fa4289
+def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int=2, memory_mb: float|None=None):
+    "One `DataLoader` over every batch of every slide, in order."
+    import torch
+    from benchnb.plism.data import _open_h5
+    if memory_mb and workers:
+        first = batches.slides[0]
+        with _open_h5(first.path) as f: tile_bytes = f[first.keys[0]].size
+        prefetch = max(1, min(prefetch, int(memory_mb * 2 ** 20 // (workers * batches.batch_size * tile_bytes))))
+    kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
+    batches.ring_size = prefetch + 3 if workers else 0
+    return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
+                                       pin_memory=str(device).startswith('cuda'), **kw)
+
+# %% ../../nbs/31_plism.extract.ipynb #a5d23ed8
+def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, device: str, batch_size: int,
+                    workers: int, expected_tiles: int|None, opts: dict) -> tuple[list[dict], dict]:
+    "(one 'extracted' row per slide of `todo`, seconds per stage); `opts`: see `extract`."
+    tiles = [PlismTiles(h5[s]) for s in todo]
+    for ds in tiles:
+        if expected_tiles and len(ds) != expected_tiles:
+            raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=ds.path)
+    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
+               opts['channels_last'], opts['profile'])
+    if opts['compile']: run.model = run.torch.compile(run.model)
+    batches = SlideBatches(tiles, batch_size)
+    rows = _extract_all(run, batches, slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']),
+                        [out[s] for s in todo])
+    return [{'slide': s, 'status': 'extracted', **r} for s, r in zip(todo, rows)], run.seconds
+
 # %% ../../nbs/31_plism.extract.ipynb #d0de52a5
 def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32,
             workers: int=0, overwrite: bool=False, shard: str|None=None, autocast: bool|None=None,
-            pretrained: bool=True, expected_tiles: int|None=None) -> pd.DataFrame:
-    "Extract features for every (pending) slide; one row per slide with status, tiles and tiles/s."
+            pretrained: bool=True, expected_tiles: int|None=None, *, precision: str='auto', backend: str='torch',
+            memory_mb: float|None=None, channels_last: bool|None=None, compile: bool=False, prefetch: int=2,
+            profile: bool=False) -> pd.DataFrame:
+    "Extract features for every (pending) slide; one row per slide; `.attrs['seconds']`: seconds per stage."
     spec = extractors[extractor] if isinstance(extractor, str) else extractor
     device = 'cuda' if device == 'gpu' else str(device)
+    if backend not in ('torch', 'auto'): raise ConfigError("extraction runs on torch", field='backend', value=backend)
+    opts = dict(precision=run_precision(spec, device, precision, autocast), pretrained=pretrained, compile=compile,
+                channels_last=device.startswith('cuda') if channels_last is None else channels_last,
+                prefetch=prefetch, memory_mb=memory_mb, profile=profile)
     slides = find_h5_slides(download_dir)
     mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
     out = {s: features_path(export_dir, spec.name, s) for s in mine}
     todo = [s for s in mine if overwrite or not out[s].exists()]
-    rows = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo]
+    rows, seconds = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo], {}
     if todo:
-        rows += _extract_slides(spec, todo, slides, out, pretrained, device, batch_size, workers, autocast,
-                                expected_tiles)
-    return pd.DataFrame(rows).sort_values('slide', ignore_index=True)
-
-# %% ../../nbs/31_plism.extract.ipynb #fd720ae9
-def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, pretrained: bool, device: str,
-                    *args) -> list[dict]:
-    "One 'extracted' row per slide of `todo`; `args` = batch_size, workers, autocast, expected_tiles."
-    model = build_model(spec, pretrained=pretrained).to(device)
-    rows = []
-    for s in todo:
-        rows.append({'slide': s, 'status': 'extracted', **extract_slide(model, spec, h5[s], out[s], device, *args)})
-        log.info("%s: %s", s, rows[-1])
-    return rows
+        done, seconds = _extract_slides(spec, todo, slides, out, device, batch_size, workers, expected_tiles, opts)
+        rows += done
+    table = pd.DataFrame(rows).sort_values('slide', ignore_index=True)
+    table.attrs['seconds'] = seconds
+    return table

@@ -6,19 +6,18 @@
 from __future__ import annotations
 import contextlib, math, os, threading
 from dataclasses import dataclass
-from functools import partial
+from functools import cache, partial
+from types import SimpleNamespace
 from typing import Any, Iterator, Mapping, Sequence
 
-import numba
 import numpy as np
 from fastcore.basics import patch
-from numba import njit, prange
 
 from ..core import ConfigError, DataError, RunError
 from ..runs import interruptible_map
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'BACKENDS', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
+__all__ = ['PRECISIONS', 'BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
            'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'gemm_buffer',
            'self_counts', 'cross_counts', 'PairRanks', 'twin_ranks', 'hard_slides', 'nearest_tiles']
 
@@ -241,8 +240,8 @@ def cross_block(self: Backend, c, r0: int, t) -> tuple[Any, Any]:
 
 # %% ../../nbs/32_plism.kernel.ipynb #904ab0fe
 _CACHE = '__file__' in globals()   # numba caches compiled kernels for the module, not inside a notebook
+prange = range                     # numba.prange once `_kernels` compiles the kernels (numba is imported only then)
 
-@njit(cache=_CACHE, inline='always')
 def _count_above(row, lo: int, hi: int, ts, hist):
     "Histogram, over row[lo:hi], of how many sorted thresholds `ts` each value exceeds (values below all: skipped)."
     P, tmin = len(ts), ts[0]
@@ -257,7 +256,6 @@ def _count_above(row, lo: int, hi: int, ts, hist):
             hist[a] += 1
 
 # %% ../../nbs/32_plism.kernel.ipynb #a9ed27b3
-@njit(parallel=True, cache=_CACHE)
 def _self_block_counts(g, r0, th, out):
     "out[i, p] = #{j ≠ r0 + i : g[i, j] > th[i, p]} by one pass per row (no sort of the row)."
     b, n = g.shape
@@ -274,7 +272,6 @@ def _self_block_counts(g, r0, th, out):
             out[i, order[k]] = run
 
 # %% ../../nbs/32_plism.kernel.ipynb #569feddc
-@njit(parallel=True, cache=_CACHE)
 def _cross_block_counts(c, r0, t, ca, cb_parts):
     "ca[i] = #{j ≠ r0+i : c[i, j] > t[r0+i]}; cb_parts[w, j] += #{i of worker w's rows, i ≠ j−r0 : c[i, j] > t[j]}."
     b, n = c.shape
@@ -293,30 +290,51 @@ def _cross_block_counts(c, r0, t, ca, cb_parts):
             ca[i] = cnt
 
 # %% ../../nbs/32_plism.kernel.ipynb #fa676ebb
-_KERNEL_LOCK = threading.Lock()   # one parallel numba kernel at a time: pair threads share the cores anyway
-_SERIAL = 1 << 20                 # blocks smaller than this many values: one thread (a parallel launch costs more)
-_self_serial = njit(cache=_CACHE)(_self_block_counts.py_func)
-_cross_serial = njit(cache=_CACHE)(_cross_block_counts.py_func)
+_KERNEL_LOCK = threading.Lock()
+_NUMPY_MAX = 1 << 18              # blocks up to this many values: numpy alone (a 460-tile slide is 211,600)
+_SERIAL = 1 << 20                 # blocks below this many values: one thread (a parallel launch costs more)
+
+@cache
+def _kernels() -> SimpleNamespace:
+    "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache on first use."
+    import numba
+    globals().update(prange=numba.prange, _count_above=numba.njit(cache=_CACHE, inline='always')(_count_above))
+    par, ser = partial(numba.njit, parallel=True, cache=_CACHE), partial(numba.njit, cache=_CACHE)
+    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_self_block_counts),
+                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_cross_block_counts),
+                           threads=numba.get_num_threads)
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
+def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:
+    "(b × P) counts #{j ≠ r0 + i : g[i, j] > th[i, p]} with numpy alone: each row sorted, then searched."
+    i = np.arange(g.shape[0])
+    g[i, r0 + i] = -np.inf
+    g.sort(axis=1)
+    out = np.empty(th.shape, np.int32)
+    for r in range(g.shape[0]): out[r] = g.shape[1] - np.searchsorted(g[r], th[r], side='right')
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #c584e09e
 @patch
 def self_block(self: NumpyBackend, g, r0: int, th):
     if self.xp is not np: return Backend.self_block(self, g, r0, th)
-    out, th = np.empty(th.shape, np.int32), np.ascontiguousarray(th)
-    if g.size < _SERIAL: _self_serial(g, r0, th, out)
+    if g.size <= _NUMPY_MAX: return _self_block_small(g, r0, th)
+    k, out, th = _kernels(), np.empty(th.shape, np.int32), np.ascontiguousarray(th)
+    if g.size < _SERIAL: k.self_serial(g, r0, th, out)
     else:
-        with _KERNEL_LOCK: _self_block_counts(g, r0, th, out)
+        with _KERNEL_LOCK: k.self_parallel(g, r0, th, out)
     return out
 
 # %% ../../nbs/32_plism.kernel.ipynb #8d3a5385
 @patch
 def cross_block(self: NumpyBackend, c, r0: int, t):
-    if self.xp is not np: return Backend.cross_block(self, c, r0, t)
-    nw = 1 if c.size < _SERIAL else numba.get_num_threads()
+    if self.xp is not np or c.size <= _NUMPY_MAX: return Backend.cross_block(self, c, r0, t)
+    k = _kernels()
+    nw = 1 if c.size < _SERIAL else k.threads()
     ca, parts = np.empty(c.shape[0], np.int32), np.zeros((nw, c.shape[1]), np.int32)
-    if nw == 1: _cross_serial(c, r0, t, ca, parts)
+    if nw == 1: k.cross_serial(c, r0, t, ca, parts)
     else:
-        with _KERNEL_LOCK: _cross_block_counts(c, r0, t, ca, parts)
+        with _KERNEL_LOCK: k.cross_parallel(c, r0, t, ca, parts)
     return ca, parts.sum(0, dtype=np.int32)
 
 # %% ../../nbs/32_plism.kernel.ipynb #6b7a2741
@@ -384,11 +402,11 @@ def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
 
 # %% ../../nbs/32_plism.kernel.ipynb #a9ef400c
-def _blas_threads_per_worker(workers: int):
-    "BLAS threads capped at cores / workers while pair threads run (no oversubscription); a no-op for 1 worker."
-    if workers <= 1: return contextlib.nullcontext()
+def _blas_threads_per_worker(workers: int, small: bool=False):
+    "BLAS threads capped at cores / workers while pair threads run (no oversubscription), at 1 for small products."
+    if workers <= 1 and not small: return contextlib.nullcontext()
     from threadpoolctl import threadpool_limits
-    return threadpool_limits(max(1, (os.cpu_count() or 1) // workers), user_api='blas')
+    return threadpool_limits(1 if small else max(1, (os.cpu_count() or 1) // workers), user_api='blas')
 
 # %% ../../nbs/32_plism.kernel.ipynb #74910b33
 def _put_slides(be: Backend, features: Mapping[str, np.ndarray], slides: list[str], normalized: bool) -> dict:
@@ -419,14 +437,103 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     slides = sorted({s for p in pairs for s in p})
     full = _put_slides(be, features, slides, normalized)
     sims = {s: be.for_sims(full[s]) for s in slides}
+    if isinstance(be, TorchBackend):
+        yield from _twin_ranks_resident(be, full, sims, pairs)
+        return
     th = {p: _thresholds(be, full, sims, *p) for p in pairs}
     partners = {s: [(p, p[1] if p[0] == s else p[0]) for p in pairs if s in p] for s in slides}
     # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair
     # (pairs come as they finish)
-    with _blas_threads_per_worker(workers):
+    small = isinstance(be, NumpyBackend) and be.xp is np and len(next(iter(full.values()))) ** 2 <= _NUMPY_MAX
+    with _blas_threads_per_worker(workers, small):
         self_terms = interruptible_map(partial(_self_term, be, sims, th, partners), slides, workers)
         selfc = {k: v for _, d in self_terms for k, v in d.items()}
         for _, r in interruptible_map(partial(_pair_ranks, be, sims, th, selfc), pairs, workers): yield r
+
+# %% ../../nbs/32_plism.kernel.ipynb #10b9d00b
+def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:
+    "(start, stop) of each run of consecutive integers in sorted `idx`."
+    out = []
+    for i in idx:
+        if out and out[-1][1] == i: out[-1] = (out[-1][0], i + 1)
+        else: out.append((i, i + 1))
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #8d604b5c
+def _run_thresholds(be: Backend, full, sims, a: int, lo: int, hi: int) -> tuple[Any, Any]:
+    "((m, n) twin similarities in similarity precision, (m,) cosines) of slide `a` against slides lo…hi-1."
+    torch, (n, d) = be.torch, full.shape[1:]
+    step = max(1, be.memory_bytes // (8 * n * d))
+    ts, cos = [], []
+    for s in range(lo, hi, step):
+        t = (full[a].float()[None] * full[s:min(hi, s + step)].float()).sum(-1)
+        cos.append(t.double().mean(1))
+        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1))
+                  if be.precision == 'fp16' else t)
+    return torch.cat(ts), torch.cat(cos)
+
+# %% ../../nbs/32_plism.kernel.ipynb #46e29592
+def _run_cross(be: Backend, sims, a: int, lo: int, hi: int, t) -> tuple[Any, Any]:
+    "((m, n) counts of B-tiles beating each A-query's twin, (m, n) of A-tiles beating each B-query's twin)."
+    torch, (n, d), m = be.torch, sims.shape[1:], hi - lo
+    g, step = sims[lo:hi].reshape(m * n, d), min(n, be.block_rows(m * n, 8))
+    ca, cb = be.zeros_int((m, n)), be.zeros_int((m, n))
+    for r0 in range(0, n, step):
+        c = be.matmul_t(sims[a, r0:r0 + step], g).view(-1, m, n)
+        i = torch.arange(c.shape[0], device=c.device)
+        c[i, :, r0 + i] = -math.inf
+        ca[:, r0:r0 + c.shape[0]] = (c > t[:, r0:r0 + c.shape[0]].T[:, :, None]).sum(-1, dtype=torch.int32).T
+        cb += (c > t[None]).sum(0, dtype=torch.int32)
+    return ca, cb
+
+# %% ../../nbs/32_plism.kernel.ipynb #658d0e22
+def _twin_ranks_resident(be: Backend, full: dict, sims: dict, pairs: Sequence[tuple[str, str]]) -> Iterator:
+    "Yield ((a, b), PairRanks) for `pairs`, all slides resident on `be`'s device, slide a's pairs in one transfer."
+    names = sorted(full)
+    pos, x = {s: i for i, s in enumerate(names)}, be.torch.stack([full[s] for s in names])
+    xs = x if be.precision != 'fp16' else be.torch.stack([sims[s] for s in names])
+    groups = _pair_groups(pairs, pos)
+    th, cos = {}, {}
+    for a, runs in groups.items():
+        for lo, hi in runs:
+            t, c = _run_thresholds(be, x, xs, a, lo, hi)
+            th.update({(a, b): t[b - lo] for b in range(lo, hi)})
+            cos.update({(a, b): c[b - lo] for b in range(lo, hi)})
+    selfc, given = _resident_self_terms(be, xs, th), set(map(tuple, pairs))
+    for a, runs in groups.items():
+        for (s, o), r in _resident_pairs(be, xs, th, cos, selfc, a, runs, names):
+            yield ((s, o), r) if (s, o) in given else ((o, s), PairRanks(r.cosine, r.rank_b, r.rank_a))
+
+# %% ../../nbs/32_plism.kernel.ipynb #f682c2a8
+def _pair_groups(pairs: Sequence[tuple[str, str]], pos: dict) -> dict[int, list[tuple[int, int]]]:
+    "first slide → runs of its partners (by position), each pair oriented first < second."
+    by_a = {}
+    for a, b in pairs:
+        i, j = sorted((pos[a], pos[b]))
+        by_a.setdefault(i, []).append(j)
+    return {a: _runs(sorted(set(bs))) for a, bs in sorted(by_a.items())}
+
+def _resident_self_terms(be: Backend, xs, th: dict) -> dict:
+    "(slide, partner) → self counts of the slide for the pair's thresholds, one `self_counts` per slide."
+    partners = {}
+    for a, b in th: partners.setdefault(a, []).append(b); partners.setdefault(b, []).append(a)
+    out = {}
+    for s, ps in partners.items():
+        cnt = self_counts(be, xs[s], be.stack_cols([th[(min(s, p), max(s, p))] for p in ps]))
+        out.update({(s, p): cnt[:, j] for j, p in enumerate(ps)})
+    return out
+
+# %% ../../nbs/32_plism.kernel.ipynb #00ca43d6
+def _resident_pairs(be: Backend, xs, th: dict, cos: dict, selfc: dict, a: int, runs: list, names: list) -> Iterator:
+    "The PairRanks of slide `a`'s pairs: cross runs on the device, then ranks and cosines in one transfer."
+    torch, keys, ranks = be.torch, [], []
+    for lo, hi in runs:
+        ca, cb = _run_cross(be, xs, a, lo, hi, torch.stack([th[(a, b)] for b in range(lo, hi)]))
+        for k, b in enumerate(range(lo, hi)):
+            keys.append(b)
+            ranks.append(torch.stack([selfc[(a, b)] + ca[k], selfc[(b, a)] + cb[k]]))
+    r, c = be.get(torch.stack(ranks)).astype(np.int64), be.get(torch.stack([cos[(a, b)] for b in keys]))
+    for k, b in enumerate(keys): yield (names[a], names[b]), PairRanks(float(c[k]), r[k, 0], r[k, 1])
 
 # %% ../../nbs/32_plism.kernel.ipynb #fef3be42
 def hard_slides(n_slides: int=4, n: int=40, d: int=16, seed: int=0, ties: bool=False) -> dict[str, np.ndarray]:
