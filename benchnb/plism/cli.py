@@ -17,7 +17,7 @@ from .options import HELP, EvaluateOptions, checked, kwargs
 
 # %% auto #0
 __all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd',
-           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd', 'synth']
+           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd', 'synth_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -225,8 +225,8 @@ def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path =
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #d4202f6f
-@cli.command(epilog=example("benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"))
-def synth(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
+@cli.command('synth', epilog=example("benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"))
+def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
           stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (a slide each per scanner)."),
           scanners: List[str] = typer.Option(['S60', 'AT2'], help="Scanner codes."),
           grid: tuple[int, int] = typer.Option((6, 4), help="Columns and rows of tiles (126 130: about a real slide)."),

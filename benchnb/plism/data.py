@@ -494,7 +494,8 @@ def make_synthetic_slides(out_dir: str|os.PathLike, stainings: Sequence[str]=('G
         blur = _scanner_look(sc, seed)['blur']
         codes = _pixel_codes(_scanner_blur(h, blur), _scanner_blur(e, blur), np.random.default_rng([seed, 2 << 20]))
         for st in stainings:
-            paths[slide_id(st, sc)] = _write_synthetic_slide(out_dir, codes, views, tile_size, st, sc, level, seed)
+            paths[slide_id(st, sc)] = _write_synthetic_slide(out_dir, codes, views, size=tile_size, staining=st,
+                                                             scanner=sc, level=level, seed=seed)
             bar.update()
     bar.close()
     return {slide_id(st, sc): paths[slide_id(st, sc)] for st in stainings for sc in scanners}

@@ -129,7 +129,7 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
     if shard is None and _finished(out, config, overwrite): return out
     cache, ledger, done, todo = _pending_pairs(out/'pairs'/config_key(config), config, ids, shard, overwrite)
     log.info("%s: %d pair(s) to compute (%d recorded) on %s", out, len(todo), len(done), be)
-    if todo: _run_pairs(files, todo, n_tiles, ids[0], be, workers, ledger, top_k)
+    if todo: _run_pairs(files, todo, n_tiles, reference=ids[0], be=be, workers=workers, ledger=ledger, top_k=top_k)
     if shard is not None and parse_shard(shard)[1] > 1: return cache
     return merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision)
 

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 
-from ..core import ConfigError, Registry, RunError, get_logger, progress
+from ..core import ConfigError, Registry, RunError, device_name, get_logger, progress
 from .data import PlismDataError, PlismTiles, find_h5_slides, features_path, shard_block, write_features
 
 # %% auto #0
@@ -403,7 +403,7 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
             profile: bool=False) -> pd.DataFrame:
     "Extract features for every (pending) slide; one row per slide; `.attrs['seconds']`: seconds per stage."
     spec = extractors[extractor] if isinstance(extractor, str) else extractor
-    device = 'cuda' if device == 'gpu' else str(device)
+    device = device_name(device)
     if backend not in ('torch', 'auto'): raise ConfigError("extraction runs on torch", field='backend', value=backend)
     opts = dict(precision=run_precision(spec, device, precision, autocast), pretrained=pretrained, compile=compile,
                 channels_last=device.startswith('cuda') if channels_last is None else channels_last,
@@ -414,7 +414,8 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
     todo = [s for s in mine if overwrite or not out[s].exists()]
     rows, seconds = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo], {}
     if todo:
-        done, seconds = _extract_slides(spec, todo, slides, out, device, batch_size, workers, expected_tiles, opts)
+        done, seconds = _extract_slides(spec, todo, slides, out=out, device=device, batch_size=batch_size,
+                                        workers=workers, expected_tiles=expected_tiles, opts=opts)
         rows += done
     table = pd.DataFrame(rows).sort_values('slide', ignore_index=True)
     table.attrs['seconds'] = seconds

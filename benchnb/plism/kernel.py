@@ -13,7 +13,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import numpy as np
 from fastcore.basics import patch
 
-from ..core import ConfigError, DataError, RunError
+from ..core import ConfigError, DataError, RunError, device_name
 from ..runs import interruptible_map
 
 # %% auto #0
@@ -204,7 +204,7 @@ BACKENDS = ('auto', 'numpy', 'torch', 'cupy')
 
 def make_backend(backend: str='auto', device: str='cpu', precision: str='fp32', memory_mb: float=256) -> Backend:
     "A kernel backend by name on `device` ('cpu', 'cuda', 'cuda:N'; 'gpu' means 'cuda')."
-    device = 'cuda' if device == 'gpu' else str(device)
+    device = device_name(device)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend (known: {', '.join(BACKENDS)})", field='backend', value=backend)
     if backend == 'auto': backend = 'numpy' if device == 'cpu' else 'torch'
@@ -501,7 +501,7 @@ def _twin_ranks_resident(be: Backend, full: dict, sims: dict, pairs: Sequence[tu
             cos.update({(a, b): c[b - lo] for b in range(lo, hi)})
     selfc, given = _resident_self_terms(be, xs, th), set(map(tuple, pairs))
     for a, runs in groups.items():
-        for (s, o), r in _resident_pairs(be, xs, th, cos, selfc, a, runs, names):
+        for (s, o), r in _resident_pairs(be, xs, th, cos=cos, selfc=selfc, a=a, runs=runs, names=names):
             yield ((s, o), r) if (s, o) in given else ((o, s), PairRanks(r.cosine, r.rank_b, r.rank_a))
 
 # %% ../../nbs/32_plism.kernel.ipynb #f682c2a8

@@ -36,8 +36,8 @@ def plism_dirs(unit: dict, work_dir: str) -> dict[str, Path]:
 def _extract_one(args: tuple) -> dict:
     from benchnb.plism.extract import extract
     model, slides, feats, i, n, o = args
-    return extract(model, slides, feats, device=device_name(o['device']), batch_size=o['batch_size'],
-                   shard=f"{i}/{n}", pretrained=o['pretrained']).to_dict('records')[0]
+    return extract(model, slides, feats, device=device_name(o['device']), batch_size=o['batch_size'], shard=f"{i}/{n}",
+                   pretrained=o['pretrained'], precision=o['extract_precision']).to_dict('records')[0]
 
 # %% ../../nbs/37_plism.sweep.ipynb #aabf28b3
 def _evaluate_block(args: tuple) -> str:
@@ -93,7 +93,8 @@ register_unit_kind('plism', run_plism_unit, family='plism',
                             'options': {'pretrained': False, 'batch_size': 16, 'blocks': 2, 'demo_grid': [3, 3],
                                         'demo_tile_size': 32, 'top_k': [1, 3], 'stainings': ['GMH', 'KR'],
                                         'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
-                   options={**sweep_schema(), 'batch_size': (int, 32), 'blocks': (int, 2), 'pretrained': (bool, True),
+                   options={**sweep_schema(), 'extract_precision': (str, 'auto'), 'batch_size': (int, 32),
+                            'blocks': (int, 2), 'pretrained': (bool, True),
                             'stainings': (list, ['GMH', 'GIV', 'KR']), 'scanners': (list, ['S60', 'AT2']),
                             'demo_grid': (list, [6, 4]), 'demo_tile_size': (int, 224)},
                    path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
