@@ -115,12 +115,20 @@ def _check_k_below(top_k: list[int], n: int):
         raise ConfigError(f"k = {too_big[0]} is not below the {n} tiles compared per slide: top-{too_big[0]} accuracy "
                           "would be 1.000 for every pair", field='--top-k', value=too_big[0])
 
+# %% ../../nbs/33_plism.evaluate.ipynb #f6616151
+def _check_metrics_outside(features_dir, extractor: str, metrics_dir):
+    root, m = Path(features_dir, extractor).resolve(), Path(metrics_dir).resolve()
+    if m == root or root in m.parents:
+        raise ConfigError(f"is inside the features folder of {extractor!r} ({root}), where its output would be read as "
+                          "a slide: choose a metrics folder outside it", file=metrics_dir, field='metrics_dir')
+
 # %% ../../nbs/33_plism.evaluate.ipynb #671f065d
 def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike, extractor: str, top_k=(1, 3, 5, 10),
                     n_tiles: int|str|None=None, device: str='cpu', backend: str='auto', precision: str='fp32',
                     workers: int=1, overwrite: bool=False, shard: str|None=None, official: bool=False,
                     memory_mb: float=256) -> Path:
     "Evaluate every slide pair of `extractor`; return the output folder (or, for a shard, its cache folder)."
+    _check_metrics_outside(features_dir, extractor, metrics_dir)
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor, official)
     ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
     _check_k_below(top_k, int(label.split('_')[0]))               # as `check_inputs`: before any work
