@@ -165,6 +165,15 @@ _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (P
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
 
+# %% ../../nbs/29_cells.cli.ipynb #33f2e635
+def _check_plot_format(path: Path|None) -> None:
+    "Refuse a `--plot` file format matplotlib cannot write, before any metric is computed."
+    if path is None: return
+    from matplotlib.backend_bases import FigureCanvasBase
+    fmt, known = path.suffix.lstrip('.').lower() or 'png', FigureCanvasBase.get_supported_filetypes()
+    if fmt not in known:
+        raise DataError(f"unknown image format {fmt!r} (known: {', '.join(sorted(known))})", field='--plot', value=str(path))
+
 # %% ../../nbs/29_cells.cli.ipynb #ecbdb739
 def _save_plot(table, path: Path) -> None:
     "Draw the scIB results table to `path` (format from its suffix)."
@@ -183,12 +192,13 @@ def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str 
     from benchnb.cells.metrics import check_device, check_knn_method
     from benchnb.cells.scib import scib, with_metric_type
     from benchnb.runs import write_text
-    check_knn_method(knn_method); check_device(device)
+    check_knn_method(knn_method); check_device(device); _check_plot_format(plot)      # before the (slow) metrics
     table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
                  device=device)
     write_text(out, with_metric_type(table).to_csv())
     if plot: _save_plot(table, plot)
-    typer.echo(table.round(4).to_string())
+    shown = table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c)   # 0.0000, never -0.0000
+    typer.echo(shown.to_string())
 
 # %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
