@@ -130,3 +130,13 @@ def test_run_bad_seed_is_refused_before_reading(h5ad, args, field):
     r = _benchnb('cells', 'run', h5ad, '-e', 'X_pca', '-l', 'cell_type', '--tasks', 'clustering', *args)
     assert r.returncode == 1 and 'internal error' not in r.stderr, r.stderr
     assert f"field '{field}'" in r.stderr and 'a seed is an integer from 0 to 4294967295' in r.stderr, r.stderr
+
+
+def test_scib_bad_plot_format_refused_before_any_metric(h5ad_two, tmp_path):
+    "An image format matplotlib cannot write fails at once, naming --plot (it used to fail after every metric ran)."
+    p, _ = h5ad_two
+    r = _benchnb('cells', 'scib', p, '--embedding', 'X_pca', '--labels', 'bulk_labels', '--batch', 'phase',
+                 '--out', tmp_path/'s.csv', '--plot', tmp_path/'s.jpgx')
+    assert r.returncode == 1 and 'internal error' not in r.stderr, r.stderr
+    assert "field '--plot'" in r.stderr and "unknown image format 'jpgx'" in r.stderr, r.stderr
+    assert 'scIB metrics' not in r.stderr and not (tmp_path/'s.csv').exists()   # no metric computed, nothing written
