@@ -73,3 +73,17 @@ def test_extract_workers_and_truncated_h5(tmp_path):
     r = bench('plism', 'extract', '--extractor', 'vit_micro_random', '--download-dir', tmp_path/'h5', '--export-dir', tmp_path/'y',
               '--workers', '0', '--random-weights')
     assert r.returncode == 1 and 'GMH_S60_to_GMH_S60.tif.h5' in r.stderr
+
+
+def test_gated_extractor_without_weights_names_it_at_once(tmp_path):
+    "No hub, nothing cached: one line naming the extractor, HF_TOKEN and --random-weights (not the hub's retries)."
+    make_synthetic_slides(tmp_path/'h5', ('GMH', 'KR'), ('S60',), grid=(2, 2), tile_size=32)
+    env_code = ("import os, socket, sys; os.environ['HF_HUB_CACHE'] = sys.argv[1]\n"
+                "def _no_net(*a, **k): raise OSError('network unreachable')\n"
+                "socket.create_connection = _no_net\n"
+                "from benchnb.cli import main; sys.exit(main(sys.argv[2:]))")
+    r = subprocess.run([sys.executable, '-c', env_code, str(tmp_path/'hf-cache'), 'plism', 'extract', '--extractor',
+                        'h0_mini', '--download-dir', str(tmp_path/'h5'), '--export-dir', str(tmp_path/'x')],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and r.stderr.count('\n') == 1, r.stderr
+    assert "extractor 'h0_mini'" in r.stderr and 'HF_TOKEN' in r.stderr and '--random-weights' in r.stderr, r.stderr

@@ -145,6 +145,23 @@ def _pooled(model, pooling: str, n_prefix: int):
             return torch.cat([tokens[:, 0], tokens[:, n_prefix:].mean(1)], dim=-1)
     return Pooled(model)
 
+# %% ../../nbs/31_plism.extract.ipynb #43194fcb
+def _hub_help(spec: ExtractorSpec, why: str) -> str:
+    repo = spec.timm_id.removeprefix('hf-hub:')
+    return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); gated models need "
+            f"access granted at https://huggingface.co/{repo} and HF_TOKEN set; to test without them use "
+            "--random-weights")
+
+def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout: float=3.0) -> None:
+    "A `RunError` at once when an `hf-hub:` model's weights are neither cached locally nor reachable."
+    if not (spec.timm_id or '').startswith('hf-hub:'): return
+    from huggingface_hub.constants import HF_HUB_CACHE, HF_HUB_OFFLINE
+    if (Path(HF_HUB_CACHE)/('models--' + spec.timm_id[7:].replace('/', '--'))).is_dir(): return
+    if HF_HUB_OFFLINE: raise RunError(_hub_help(spec, "not in the local cache and HF_HUB_OFFLINE is set"))
+    import socket
+    try: socket.create_connection((host, 443), timeout=timeout).close()
+    except OSError as e: raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
+
 # %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
     "The extractor's network, pooled to one vector per tile, in eval mode."
@@ -153,7 +170,11 @@ def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
     else:
         import timm
         kwargs = {**_timm_kwargs(spec.name), **spec.timm_kwargs}
-        model = timm.create_model(spec.timm_id, pretrained=pretrained, **kwargs)
+        if pretrained: _check_hub_weights(spec)
+        try: model = timm.create_model(spec.timm_id, pretrained=pretrained, **kwargs)
+        except (OSError, RuntimeError, ValueError) as e:
+            if not (pretrained and spec.timm_id.startswith('hf-hub:')): raise
+            raise RunError(_hub_help(spec, f"{type(e).__name__}: {str(e).splitlines()[0][:160]}")) from None
     return _pooled(model, spec.pooling, spec.n_prefix).eval()
 
 # %% ../../nbs/31_plism.extract.ipynb #8ad5b9ef
