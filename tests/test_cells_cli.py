@@ -28,8 +28,11 @@ def test_run_contract(h5ad, tmp_path):
     r = _benchnb('cells', 'run', h5ad, '--embedding', 'X_pca', '--labels', 'bulk_labels', '--batch', 'phase',
                  '--tasks', 'embedding,batch_integration', '--baseline', 'pca', '--seed', '42', '--out', out)
     assert r.returncode == 0, r.stderr
-    rows = json.loads(r.stdout)
-    assert rows == json.loads(out.read_text())
+    saved = json.loads(out.read_text())                 # -o: the rows with the version and arguments, a table on stdout
+    assert set(saved) == {'benchnb_version', 'args', 'results'} and saved['args']['seed'] == 42, saved.keys()
+    rows = saved['results']
+    assert r.stdout.split('\n')[0].split() == ['task', 'model', 'metric', 'value'] and '{' not in r.stdout, r.stdout
+    assert len(r.stdout.strip().splitlines()) == 1 + len(rows)
     assert all(set(x) == {'task', 'model', 'metric', 'value', 'params'} for x in rows)
     assert [(x['model'], x['metric']) for x in rows] == [
         ('X_pca', 'silhouette_score'), ('baseline_pca', 'silhouette_score'),

@@ -57,7 +57,7 @@ def test_import_once_values_unchanged(runs, tmp_path):
     db = tmp_path/'db'
     r = _benchnb('results', 'import', db, runs/'cells.json', runs/'plism', runs/'translator')
     assert r.returncode == 0, r.stderr
-    cells = json.loads((runs/'cells.json').read_text())
+    cells = json.loads((runs/'cells.json').read_text())['results']     # `cells run -o` keeps the rows under 'results'
     n_units = len({(x['task'], x['model']) for x in cells}) + 2 + 1
     assert r.stdout.startswith(f"4 source(s): {n_units} unit(s) added, 0 already there")
     r2 = _benchnb('results', 'import', db, runs)          # the same runs again, found by searching their parent

@@ -16,7 +16,8 @@ from ..report import register_report
 from ..runs import check_seed, write_json
 
 # %% auto #0
-__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'run_cmd', 'scib_cmd', 'list_cmd']
+__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
+           'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -130,6 +131,19 @@ def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None)
     with_bl = f" + baseline {baseline}" if baseline else ''
     return f"{n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{with_bl} ..."
 
+# %% ../../nbs/29_cells.cli.ipynb #5b5b6623
+def results_file(rows: list[dict], args: dict) -> dict:
+    "What `cells run -o FILE` writes: the rows with the version and arguments that produced them."
+    import benchnb
+    return {'benchnb_version': benchnb.__version__, 'args': args, 'results': rows}
+
+def rows_table(rows: list[dict]) -> str:
+    "The result rows as a task × model × metric table (params and seed folded into the metric's name)."
+    import pandas as pd
+    label = lambda r: r['metric'] + ''.join(f" {k}={v}" for k, v in sorted((r.get('params') or {}).items()))
+    t = pd.DataFrame([{'task': r['task'], 'model': r['model'], 'metric': label(r), 'value': r['value']} for r in rows])
+    return t.round(4).to_string(index=False) if len(t) else "(no results)"
+
 # %% ../../nbs/29_cells.cli.ipynb #33dcee80
 @cli.command('run', epilog=_RUN_EPILOG)
 def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
@@ -148,9 +162,11 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
                         aggregate=aggregate, extras=extras)
-    if out: write_json(out, rows)
+    if out: write_json(out, results_file(rows, {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch,
+                                                'tasks': tasks, 'baseline': baseline, 'seed': seed, 'seeds': seed_list,
+                                                'extras': extras, 'knn': knn_method, 'device': device}))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
-    typer.echo(json.dumps(rows, indent=2))
+    typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
 
 # %% ../../nbs/29_cells.cli.ipynb #bafc5269
 _S_ADATA = typer.Argument(..., help=_ADATA_HELP)

@@ -18,8 +18,8 @@ from ..resultsdb.importers import file_digest, import_unit_id, register_importer
 from ..resultsdb.leaderboard import done_metrics, min_max_scaled, register_leaderboard
 
 # %% auto #0
-__all__ = ['CELLS_KEYS', 'cells_rows', 'is_cells_json', 'read_cells', 'cells_observations', 'cells_leaderboard',
-           'plot_cells_leaderboard', 'demo_cells']
+__all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
+           'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -37,9 +37,14 @@ def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
 # %% ../../nbs/28_cells.leaderboard.ipynb #fdc08ea8
 CELLS_KEYS = {'task', 'model', 'metric', 'value'}
 
+def cells_result_rows(obj: Any) -> Any:
+    "The result rows of a cells results JSON: a bare list of rows, or `cells run -o`'s {benchnb_version, args, results}."
+    return obj.get('results') if isinstance(obj, dict) and 'benchnb_version' in obj else obj
+
 def is_cells_json(obj: Any) -> bool:
-    "True for a non-empty list of cells result rows."
-    return isinstance(obj, list) and bool(obj) and all(isinstance(r, dict) and CELLS_KEYS <= set(r) for r in obj)
+    "True for a non-empty list of cells result rows (or a `cells run -o` file holding one)."
+    rows = cells_result_rows(obj)
+    return isinstance(rows, list) and bool(rows) and all(isinstance(r, dict) and CELLS_KEYS <= set(r) for r in rows)
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #4e030ac5
 def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict, list[dict]]]:
@@ -47,6 +52,7 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
     path = Path(path)
     try: rows = json.loads(path.read_text())
     except (OSError, ValueError) as e: raise DataError(f"not a readable JSON file ({e})", file=path) from None
+    rows = cells_result_rows(rows)
     if not is_cells_json(rows):
         raise DataError(f"not a cells results JSON (a list of rows with {sorted(CELLS_KEYS)})", file=path)
     digest, ds = file_digest(path), dataset or path.stem
