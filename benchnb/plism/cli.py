@@ -142,13 +142,20 @@ def results_cmd(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help
     typer.echo(res.to_string())
 
 # %% ../../nbs/39_plism.cli.ipynb #a0095978
-@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
+@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139 --csv lb.csv'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: Optional[str] = typer.Option(
-                        None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139).")):
-    "Rank every evaluated extractor by the leaderboard metric (mean of four medians)."
+                        None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139)."),
+                    csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the table here (CSV).")):
+    "Rank every evaluated extractor by the leaderboard metric (mean of four medians); rank 1 is the best."
     from benchnb.plism.evaluate import leaderboard
-    typer.echo(leaderboard(metrics_dir, n_tiles).to_string(index=False))
+    from benchnb.runs import atomic_write
+    table = leaderboard(metrics_dir, n_tiles)
+    ranks = table['leaderboard'].rank(ascending=False, method='min', na_option='bottom').astype(int)
+    table.insert(0, 'rank', ranks)
+    if csv:
+        with atomic_write(csv) as f: table.to_csv(f, index=False)
+    typer.echo(table.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #2ca923d5
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
