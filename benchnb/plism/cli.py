@@ -11,7 +11,7 @@ import pandas as pd
 import typer
 
 import re
-from ..core import ConfigError, device_name, register_family
+from ..core import ConfigError, device_name, register_family, resumable
 from ..report import register_report
 from .options import HELP, EvaluateOptions, checked, kwargs
 
@@ -78,6 +78,7 @@ _MemoryOpt = typer.Option(EvaluateOptions.memory_mb, help=HELP['memory_mb'])
 
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
 @cli.command('evaluate', context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
+@resumable
 def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
              metrics_dir: Path = _MetricsDirOpt, n_tiles: str = _NTilesOpt, top_k: List[str] = _TopKOpt,
              device: str = DeviceOpt, backend: str = _BackendOpt, precision: str = _PrecisionOpt,
@@ -159,6 +160,7 @@ def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-di
 
 # %% ../../nbs/39_plism.cli.ipynb #2ca923d5
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
+@resumable
 def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
@@ -214,6 +216,7 @@ def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm:
 
 # %% ../../nbs/39_plism.cli.ipynb #f107d291
 @cli.command('extract', epilog=_EXTRACT_EXAMPLE)
+@resumable
 def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
                 download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
                 workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
