@@ -4,14 +4,14 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import atexit, os, signal, sys, threading, traceback
+import atexit, functools, os, signal, sys, threading, traceback
 from pathlib import Path
 from typing import List, Optional
 
-import typer
+import click, typer
 
 import benchnb
-import typer.core
+import typer.core, typer.main
 from .core import (EXIT_CODES, EXIT_ERROR, EXIT_FAILURES, EXIT_INTERRUPTED, BenchnbError, close_progress,
                           configure_logging, families, load_plugins)
 from .report import ReportError, parse_parameters, reports, run_demo, run_report
@@ -122,12 +122,26 @@ def _internal_error(e: Exception) -> int:
 # %% ../nbs/09_cli.ipynb #2d54b170
 EXIT_TERMINATED = 143     # 128 + SIGTERM, as a shell reports a process ended by it
 
-def _say_interrupted(argv: list[str]|None, code: int=EXIT_INTERRUPTED):
+def _say_interrupted(argv: list[str]|None, code: int=EXIT_INTERRUPTED, resumes: bool=True):
     if argv is None and threading.current_thread() is threading.main_thread():
         # the console command is ending: more Ctrl-C (or SIGTERM) must not break the exit
         for s in (signal.SIGINT, signal.SIGTERM): signal.signal(s, signal.SIG_IGN)
     what = 'terminated (SIGTERM)' if code == EXIT_TERMINATED else 'interrupted'
-    _say(f"{what}; finished work is kept, rerun the same command to resume")
+    _say(f"{what}; finished work is kept, rerun the same command to resume" if resumes else what)
+
+# %% ../nbs/09_cli.ipynb #b25cc18b
+def _watch(cmd: click.Command, started: list) -> click.Command:
+    "Make each leaf command under `cmd` append its function to `started` as it starts; returns `cmd`."
+    for sub in getattr(cmd, 'commands', {}).values(): _watch(sub, started)
+    if isinstance(cmd, click.Group) or cmd.callback is None: return cmd
+    run = cmd.callback
+    def starting(*args, **kwargs):
+        started.append(run)
+        return run(*args, **kwargs)
+    cmd.callback = functools.update_wrapper(starting, run)
+    return cmd
+
+def _resumes(started: list) -> bool: return bool(started) and getattr(started[-1], 'resumable', False)
 
 # %% ../nbs/09_cli.ipynb #1fd5b5d5
 def _stop_code(e: BaseException) -> int:
@@ -136,7 +150,9 @@ def _stop_code(e: BaseException) -> int:
     return EXIT_TERMINATED if sigterm_seen() or any(isinstance(c, Terminated) for c in causes) else EXIT_INTERRUPTED
 
 def _run(argv: list[str]|None) -> int:
-    try: code = _app_code(build_app()(args=argv, prog_name='benchnb', standalone_mode=False))
+    started = []                                                # the command that ran (for the Ctrl-C line)
+    try: code = _app_code(_watch(typer.main.get_command(build_app()), started)(
+        args=argv, prog_name='benchnb', standalone_mode=False))
     except typer.Exit as e: code = _stop_code(e) if isinstance(e.__cause__, KeyboardInterrupt) else e.exit_code
     except (typer.Abort, KeyboardInterrupt) as e: code = _stop_code(e)
     except typer.TyperException as e: return _usage_error(e)   # usage errors: 2
@@ -148,7 +164,7 @@ def _run(argv: list[str]|None) -> int:
         return EXIT_ERROR
     except Exception as e: return _internal_error(e)
     if code == EXIT_INTERRUPTED and sigterm_seen(): code = EXIT_TERMINATED   # typer returns 130 for either
-    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED): _say_interrupted(argv, code)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED): _say_interrupted(argv, code, _resumes(started))
     return code
 
 def main(argv: list[str]|None=None) -> int:

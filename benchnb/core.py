@@ -8,7 +8,7 @@ import contextlib, difflib, importlib, importlib.util, logging, os, pkgutil, ran
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 from fastcore.basics import patch
@@ -16,10 +16,10 @@ from tqdm import tqdm
 
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
-           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'RegistryEntry', 'Registry',
-           'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress', 'close_progress',
-           'Family', 'register_family', 'family_named', 'load_plugins', 'load_families', 'device_name', 'resource_path',
-           'seed_everything', 'package_versions', 'gpu_available']
+           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
+           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress',
+           'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
+           'device_name', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -51,7 +51,13 @@ EXIT_CODES = {EXIT_OK: 'done: everything asked for was produced',
               EXIT_ERROR: 'error: nothing useful produced (bad input, target down, all failed)',
               EXIT_USAGE: 'usage: unknown command or option, or a bad option value',
               EXIT_FAILURES: 'finished with failures: some units failed (recorded; rerun)',
-              EXIT_INTERRUPTED: 'interrupted (Ctrl-C): finished units kept; rerun to resume'}
+              EXIT_INTERRUPTED: 'interrupted (Ctrl-C); a command that resumes keeps its finished work'}
+
+# %% ../nbs/00_core.ipynb #53662e9b
+def resumable(command: Callable) -> Callable:
+    "Mark a CLI command whose finished work is kept, so that rerunning it resumes (what Ctrl-C on it then says)."
+    command.resumable = True
+    return command
 
 # %% ../nbs/00_core.ipynb #0c7bbdaf
 @dataclass

@@ -75,3 +75,23 @@ def test_every_command_has_an_example_and_every_option_help():
         for p in cmd.params:
             if p.param_type_name == 'option' and p.name != 'help': assert getattr(p, 'help', None), (' '.join(path), p.name)
         assert '--no-no-' not in ' '.join(o for p in cmd.params for o in p.opts + p.secondary_opts), path
+
+
+RESUMABLE = {'sweep run', 'translator fetch', 'translator run', 'translator tests run',
+             'plism download', 'plism extract', 'plism evaluate'}
+
+def test_only_commands_that_keep_work_promise_a_resume(tmp_path, monkeypatch):
+    "Ctrl-C on a command that keeps nothing (cells scib/run) says 'interrupted', not 'rerun the same command to resume'."
+    import contextlib, io
+    import anndata
+    from benchnb.cli import main
+    marked = {' '.join(p) for p, c in _commands() if getattr(c.callback, 'resumable', False)}
+    assert marked == RESUMABLE
+    def ctrl_c(*a, **k): raise KeyboardInterrupt
+    monkeypatch.setattr(anndata, 'read_h5ad', ctrl_c)                  # Ctrl-C while the data is read
+    (tmp_path/'a.h5ad').write_bytes(b'')
+    for args in (['cells', 'scib', tmp_path/'a.h5ad', '-e', 'X_pca', '-l', 'ct', '-b', 'b', '-o', tmp_path/'s.csv'],
+                 ['cells', 'run', tmp_path/'a.h5ad', '-e', 'X_pca', '-l', 'ct']):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()): code = main(list(map(str, args)))
+        assert (code, err.getvalue().splitlines()[-1]) == (130, 'benchnb: interrupted'), (args, err.getvalue())

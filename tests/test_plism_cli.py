@@ -87,3 +87,22 @@ def test_gated_extractor_without_weights_names_it_at_once(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 1 and r.stderr.count('\n') == 1, r.stderr
     assert "extractor 'h0_mini'" in r.stderr and 'HF_TOKEN' in r.stderr and '--random-weights' in r.stderr, r.stderr
+
+
+def _results_csv(path, median):
+    "A results.csv whose four leaderboard cells all have median `median` (so the leaderboard metric is `median`)."
+    cell = f"0.1 (0.0) ; {median} (0.0)"
+    rows = ['all', 'inter-scanner', 'inter-staining', 'inter-scanner, inter-staining']
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pd.DataFrame({'cosine_similarity': cell, 'top_10_accuracy': cell}, index=rows).to_csv(path)
+
+
+def test_leaderboard_rank_and_csv(tmp_path):
+    for name, med in [('a', 0.5), ('b', 0.9), ('c', 0.5)]: _results_csv(tmp_path/'m'/'20_tiles'/name/'results.csv', med)
+    r = bench('plism', 'leaderboard', '--metrics-dir', tmp_path/'m', '--csv', tmp_path/'lb.csv')
+    assert r.returncode == 0, r.stderr
+    t = pd.read_csv(tmp_path/'lb.csv')
+    assert list(t.columns[:2]) == ['rank', 'extractor'] and list(t.columns[-1:]) == ['leaderboard']
+    assert list(zip(t['rank'], t['extractor'], t['leaderboard'])) == [(1, 'b', 0.9), (2, 'a', 0.5), (2, 'c', 0.5)]  # a tie shares rank 2
+    assert r.stdout.splitlines()[0].split()[:2] == ['rank', 'extractor'] and r.stdout.splitlines()[1].split()[:2] == ['1', 'b']
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['lb.csv', 'm']                # atomic: no temp file left behind

@@ -104,6 +104,9 @@ def test_leaderboards_and_export(runs, tmp_path):
     assert np.isclose(c.loc[('cells', 'X_pca'), ('clustering', 'adjusted_rand_index')], want)
     r = _benchnb('results', 'leaderboard', db, '-f', 'translator', '--k', '5')
     assert r.returncode == 0 and 'synth' in r.stdout, r.stderr
+    assert r.stdout.splitlines()[0] == 'k = 5'                            # which k the table is at
+    r = _benchnb('results', 'leaderboard', db, '-f', 'translator')
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "k = 10 (each target's largest)", r.stdout  # evaluated --k 10
     r = _benchnb('results', 'export', db, '--parquet', tmp_path/'pq')
     assert r.returncode == 0, r.stderr
     from benchnb.resultsdb.db import ResultsDB

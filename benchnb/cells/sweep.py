@@ -4,7 +4,7 @@
 
 # %% ../../nbs/27_cells.sweep.ipynb #85d03b07
 from __future__ import annotations
-import functools, importlib
+import functools, importlib, importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +13,7 @@ from ..core import DataError
 from ..sweeps.plan import register_unit_kind
 
 # %% auto #0
-__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit']
+__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns']
 
 # %% ../../nbs/27_cells.sweep.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'
@@ -67,10 +67,39 @@ def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
 def _cells_paths(u: dict) -> list[str]:
     return (['dataset'] if u['dataset'] != CELLS_DEMO else []) + (['model'] if str(u['model']).endswith('.npy') else [])
 
+# %% ../../nbs/27_cells.sweep.ipynb #0a180819
+@functools.lru_cache(maxsize=16)
+def _obs_columns_at(path: str, mtime_ns: int) -> tuple[str, ...]:
+    import h5py
+    with h5py.File(path, 'r') as f:
+        obs = f['obs']
+        if isinstance(obs, h5py.Dataset): return tuple(obs.dtype.names[1:])   # anndata < 0.7: one table, index first
+        order = np.atleast_1d(obs.attrs.get('column-order', []))
+        return tuple(c.decode() if isinstance(c, bytes) else str(c) for c in order)
+
+# %% ../../nbs/27_cells.sweep.ipynb #7b2b238f
+def obs_columns(dataset: str) -> tuple[str, ...]:
+    "The obs column names of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
+    if dataset == CELLS_DEMO:
+        spec = importlib.util.find_spec('scanpy')
+        bundled = Path(spec.origin).parent/'datasets'/'10x_pbmc68k_reduced.h5ad' if spec else Path('-')
+        if not bundled.exists(): return tuple(_read_cells(CELLS_DEMO).obs.columns)
+        dataset = str(bundled)
+    p = Path(dataset)
+    try: return _obs_columns_at(str(p), p.stat().st_mtime_ns)
+    except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
+
 # %% ../../nbs/27_cells.sweep.ipynb #d5044221
 def _cells_check(u: dict) -> list:
-    if u['options']['labels']: return []
-    return [('options.labels', 'cells units need the obs column of cell-type labels', None)]
+    "Problems of a cells unit: no labels column, or a labels/batch column its dataset does not have."
+    o = u['options']
+    if not o['labels']: return [('options.labels', 'cells units need the obs column of cell-type labels', None)]
+    if u['dataset'] != CELLS_DEMO and not Path(str(u['dataset'])).exists(): return []   # reported as a missing file
+    try: cols = obs_columns(str(u['dataset']))
+    except DataError as e: return [('dataset', e.message, u['dataset'])]
+    name, has = u.get('as_written', {}).get('dataset', u['dataset']), ', '.join(cols[:12]) + ', …' * (len(cols) > 12)
+    return [(f'options.{k}', f"no such obs column in {name} (has: {has})", o[k])
+            for k in ('labels', 'batch') if o[k] and o[k] not in cols]
 
 # %% ../../nbs/27_cells.sweep.ipynb #9e9afa39
 register_unit_kind('cells', run_cells_unit, family='cells',

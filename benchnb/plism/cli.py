@@ -11,7 +11,7 @@ import pandas as pd
 import typer
 
 import re
-from ..core import ConfigError, device_name, register_family
+from ..core import ConfigError, device_name, register_family, resumable
 from ..report import register_report
 from .options import HELP, EvaluateOptions, checked, kwargs
 
@@ -78,6 +78,7 @@ _MemoryOpt = typer.Option(EvaluateOptions.memory_mb, help=HELP['memory_mb'])
 
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
 @cli.command('evaluate', context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
+@resumable
 def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
              metrics_dir: Path = _MetricsDirOpt, n_tiles: str = _NTilesOpt, top_k: List[str] = _TopKOpt,
              device: str = DeviceOpt, backend: str = _BackendOpt, precision: str = _PrecisionOpt,
@@ -142,16 +143,24 @@ def results_cmd(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help
     typer.echo(res.to_string())
 
 # %% ../../nbs/39_plism.cli.ipynb #a0095978
-@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139'))
+@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139 --csv lb.csv'))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: Optional[str] = typer.Option(
-                        None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139).")):
-    "Rank every evaluated extractor by the leaderboard metric (mean of four medians)."
+                        None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139)."),
+                    csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the table here (CSV).")):
+    "Rank every evaluated extractor by the leaderboard metric (mean of four medians); rank 1 is the best."
     from benchnb.plism.evaluate import leaderboard
-    typer.echo(leaderboard(metrics_dir, n_tiles).to_string(index=False))
+    from benchnb.runs import atomic_write
+    table = leaderboard(metrics_dir, n_tiles)
+    ranks = table['leaderboard'].rank(ascending=False, method='min', na_option='bottom').astype(int)
+    table.insert(0, 'rank', ranks)
+    if csv:
+        with atomic_write(csv) as f: table.to_csv(f, index=False)
+    typer.echo(table.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #2ca923d5
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
+@resumable
 def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
              token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
@@ -207,6 +216,7 @@ def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm:
 
 # %% ../../nbs/39_plism.cli.ipynb #f107d291
 @cli.command('extract', epilog=_EXTRACT_EXAMPLE)
+@resumable
 def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
                 download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
                 workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,

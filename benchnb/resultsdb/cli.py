@@ -149,6 +149,7 @@ class _LeaderboardCommand:
             raise ConfigError(f"not an option of the {family} leaderboard", field='--' + bad[0].replace('_', '-'))
         with _open(db_dir) as db: t = lb.table(db, dataset=dataset, **given)
         if csv: _write_csv(t, csv)
+        if lb.note and (line := lb.note(t, given)): typer.echo(line)   # what the table is at, e.g. its k
         _echo_table(lb.display(t.round(3)))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22b72814

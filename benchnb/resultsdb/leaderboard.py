@@ -41,6 +41,7 @@ class Leaderboard:
     table: Callable
     display: Callable = lambda t: t   # the table as the command line prints it
     description: str = ''
+    note: Callable|None = None        # (table, options given) -> one line printed above the table, or None
 
 def register_leaderboard(family: str, table: Callable, name: str|None=None, **kw) -> Leaderboard:
     "Register `table` in `family`'s contract as its leaderboard `name` (default: the family's name)."

@@ -9,7 +9,7 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, EXIT_ERROR, load_families, progress_mode, register_family
+from ..core import ConfigError, EXIT_ERROR, load_families, progress_mode, register_family, resumable
 from ..runs import write_text
 
 # %% auto #0
@@ -127,6 +127,7 @@ def _print_summary(s, results: Path):
 
 # %% ../../nbs/49_sweeps.cli.ipynb #b15a97e5
 @cli.command('run', help=_RUN_HELP)
+@resumable
 def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
             results: Path = typer.Option(..., '--results', '-r', help=_HELP_RESULTS),
             workers: Optional[int] = typer.Option(None, '--workers', '-w', min=1, help=_HELP_WORKERS),

@@ -337,6 +337,19 @@ def _too_many(entries: list, err: Callable) -> list:
     return [err(('units',), f"the plan expands to {total:,} units, more than the limit of {limit:,} "
                             "(BENCHNB_MAX_UNITS raises it)")]
 
+# %% ../../nbs/41_sweeps.plan.ipynb #dc8ea196
+def _checked_part(e: Any, probs: list) -> dict|None:
+    "Entry `e` less what `check_entry` refused (`probs`), for finding its other faults; None if it cannot expand."
+    if not isinstance(e, dict) or not isinstance(e.get('family'), str) or e['family'] not in unit_kinds: return None
+    if not probs: return e
+    kind, opts = unit_kinds[e['family']], e.get('options') if isinstance(e.get('options'), dict) else {}
+    ok = lambda k, v: k in kind.options and (v is None or isinstance(v, kind.options[k][0]))
+    grid = opts.get('grid') if isinstance(opts.get('grid'), dict) else {}
+    grid = {k: [v for v in _listify(vs) if ok(k, v)] for k, vs in grid.items()}
+    keep = {k: v for k, v in opts.items() if k != 'grid' and ok(k, v)} | {'grid': {k: v for k, v in grid.items() if v}}
+    return {'family': e['family'], 'dataset': e.get('dataset'), 'model': e.get('model'), 'task': e.get('task'),
+            'options': keep}
+
 # %% ../../nbs/41_sweeps.plan.ipynb #acfdd7dd
 def _warn_duplicates(dups: dict, err: Callable) -> None:
     "Log one warning per entry that repeats units of an earlier one: {(entry, earlier entry): [unit labels]}."
@@ -345,20 +358,21 @@ def _warn_duplicates(dups: dict, err: Callable) -> None:
         log.warning("%s", e)
 
 def _expand_entries(entries: list, defaults: dict, base: Path, err: Callable) -> tuple[dict, list]:
-    units, probs, first, dups = {}, [], {}, {}
+    "The plan's units by id (none while any problem is found) and every problem, each once."
+    units, first, dups = {}, {}, {}
     merged = [_merge(defaults, e) for e in entries]
-    for i, e in enumerate(merged):
-        if p := check_entry(e, ('units', i), err): probs += p
-    if probs or (probs := _too_many(merged, err)): return units, probs
-    for i, e in enumerate(merged):
+    checked = [check_entry(e, ('units', i), err) for i, e in enumerate(merged)]
+    parts, probs = [_checked_part(e, c) for e, c in zip(merged, checked)], [p for c in checked for p in c]
+    if too := _too_many([e for e in parts if e is not None], err): return units, probs + too
+    for i, e in [(i, e) for i, e in enumerate(parts) if e is not None]:
         us, p = expand_entry(e, base, ('units', i), err)
         probs += p
-        for u in us:
+        for u in us if not checked[i] else []:
             j = first.setdefault(u.unit_id, i)
             if u.unit_id in units: dups.setdefault((i, j), []).append(u.label)
             units[u.unit_id] = units.get(u.unit_id, u)
     _warn_duplicates(dups, err)
-    return units, probs
+    return ({} if probs else units), list({str(p): p for p in probs}.values())
 
 # %% ../../nbs/41_sweeps.plan.ipynb #953de199
 def _shape_problems(entries: Any, defaults: Any, err: Callable) -> list:

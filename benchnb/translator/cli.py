@@ -10,7 +10,7 @@ from typing import Optional
 
 import typer
 
-from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, register_family
+from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, register_family, resumable
 from ..report import register_report
 from .config import MODES, load_config
 from .queries import build_queries, queries_jsonl
@@ -132,6 +132,7 @@ def _finish(s, summary: str, what: str):
 # %% ../../nbs/19_translator.cli.ipynb #18586cea
 @cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
+@resumable
 def fetch_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
            unscored: bool = _UnscoredOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
            connect_timeout: float = _ConnectTimeoutOpt, retries: int = _RetriesOpt, backoff: float = _BackoffOpt,
@@ -381,6 +382,7 @@ def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _Po
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
+@resumable
 def run_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
          url: Optional[str] = _UrlOpt, k: int = KOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
          retries: int = _RetriesOpt, no_normalize: bool = _NoNormalizeOpt,
@@ -490,6 +492,7 @@ _FailFastOpt = typer.Option(False, '--fail-fast',
 
 # %% ../../nbs/19_translator.cli.ipynb #f5ad8340
 @tests_cli.command('run')
+@resumable
 def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
                out: Path = _VerdictsOpt, url: Optional[str] = _SingleUrlOpt, mode: Optional[str] = _ModeOpt,
                concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),

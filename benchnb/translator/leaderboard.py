@@ -19,7 +19,7 @@ from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
 __all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
-           'translator_curves', 'plot_translator_curves', 'demo_translator']
+           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'demo_translator']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:
@@ -98,7 +98,9 @@ def translator_leaderboard(db: ResultsDB, k: int|None=None, dataset: str|None=No
                                              aggfunc='mean')
     t.index = t.index.set_names(['benchmark', 'target'])
     order = 'mean_average_precision_at_k' if 'mean_average_precision_at_k' in t else t.columns[0]
-    return t.sort_values(['benchmark', order], ascending=[True, False])
+    t = t.sort_values(['benchmark', order], ascending=[True, False])
+    t.attrs['k'] = sorted({int(x) for x in at.k})      # the k the table is at, for its note
+    return t
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #5a3aebfc
 def translator_curves(db: ResultsDB, metric: str='precision_at_k', benchmark: str|None=None) -> pd.DataFrame:
@@ -128,8 +130,17 @@ def plot_translator_curves(db: ResultsDB, metrics: Sequence[str]=CURVES, benchma
     fig.tight_layout()
     return fig
 
+# %% ../../nbs/18_translator.leaderboard.ipynb #49bb3c9b
+def translator_k_note(table: pd.DataFrame, options: dict) -> str|None:
+    "'k = 5' for a table at `--k 5`; 'k = 20 (each target's largest)' for the default; None when no k is known."
+    if options.get('k') is not None: return f"k = {options['k']}"
+    ks = table.attrs.get('k') or []
+    if not ks: return None
+    return f"k = {ks[0]} (each target's largest)" if len(ks) == 1 else f"k = each target's largest ({', '.join(map(str, ks))})"
+
 # %% ../../nbs/18_translator.leaderboard.ipynb #350fb5c7
-register_leaderboard('translator', translator_leaderboard, description="targets × metrics at k per benchmark")
+register_leaderboard('translator', translator_leaderboard, description="targets × metrics at k per benchmark",
+                     note=translator_k_note)
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #f7fb9f5b
 def _skill(responses: dict, boost: float, seed: int=0) -> dict:
