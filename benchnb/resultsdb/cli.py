@@ -170,16 +170,20 @@ def _stats_view(t):
     keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', 'metric') if c in v and v[c].notna().any()]
     return v[keep + ['n', 'base', 'new', 'delta', '95% CI', 'p', 'p_holm', 'verdict']]
 
+# %% ../../nbs/47_resultsdb.cli.ipynb #6ca79587
+_MetricOpt = typer.Option(None, '--metric', help="Only this metric.")                 # compare and diff
+_TableCsvOpt = typer.Option(None, '--csv', help="Also write the full table as CSV.")
+
 # %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
 @cli.command('compare', epilog="Example: benchnb results compare runs/ -f translator -b reference --metric "
              "mean_reciprocal_rank")
 def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
                 family: str = typer.Option(..., '--family', '-f', help="The family whose models are compared."),
                 baseline: str = typer.Option(..., '--baseline', '-b', help="The model every other one is compared to."),
-                metric: Optional[str] = typer.Option(None, '--metric', help="Only this metric."),
+                metric: Optional[str] = _MetricOpt,
                 dataset: Optional[str] = typer.Option(None, '--dataset', '-d',
                                                       help="Only this dataset (no across-datasets rows)."),
-                csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the full table as CSV.")):
+                csv: Optional[Path] = _TableCsvOpt):
     "Every model against BASELINE: Δ, 95% CI, paired p (Holm-corrected) and a verdict per dataset and metric."
     from benchnb.resultsdb.compare import compare
     t = compare(db_dir, family, baseline, metric, dataset)
@@ -192,11 +196,11 @@ def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .d
 def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
              new: str = typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."),
              family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
-             metric: Optional[str] = typer.Option(None, '--metric', help="Only this metric."),
+             metric: Optional[str] = _MetricOpt,
              dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help="Only this dataset."),
              fail_on_regression: bool = typer.Option(False, '--fail-on-regression',
                                                      help="Exit with status 3 when some metric is significantly worse."),
-             csv: Optional[Path] = typer.Option(None, '--csv', help="Also write the full table as CSV.")):
+             csv: Optional[Path] = _TableCsvOpt):
     "The same model × dataset × metric in BASE and NEW: Δ (NEW - BASE), CI, p, verdict; regressions on stderr."
     from benchnb.core import EXIT_FAILURES
     from benchnb.resultsdb.compare import diff, regression_line, regressions
