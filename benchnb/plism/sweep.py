@@ -37,7 +37,7 @@ def _extract_one(args: tuple) -> dict:
     from benchnb.plism.extract import extract
     model, slides, feats, i, n, o = args
     return extract(model, slides, feats, device=device_name(o['device']), batch_size=o['batch_size'], shard=f"{i}/{n}",
-                   pretrained=o['pretrained'], precision=o['extract_precision']).to_dict('records')[0]
+                   pretrained=o['pretrained'], precision=o.get('extract_precision', 'auto')).to_dict('records')[0]
 
 # %% ../../nbs/37_plism.sweep.ipynb #aabf28b3
 def _evaluate_block(args: tuple) -> str:
