@@ -257,11 +257,20 @@ def _keep_failed(tmp: str, dest: Path, error: str) -> ReportError:
     return ReportError(f"report failed at {error} (its notebook: {failed.name}; the previous report is untouched)",
                        file=failed)
 
+# %% ../nbs/01_report.ipynb #55d13798
+def _record_as_given(notebook: str|os.PathLike, given: dict) -> None:
+    "Put the parameters as given (before `resolve_user_paths`) into the executed notebook's papermill record."
+    import nbformat
+    nb = nbformat.read(notebook, as_version=4)
+    nb.metadata.setdefault('papermill', {}).setdefault('parameters', {}).update(given)
+    nbformat.write(nb, notebook)
+
 # %% ../nbs/01_report.ipynb #fa64a64d
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
-    info, out_dir, parameters = reports[name], Path(out_dir).resolve(), resolve_user_paths(parameters or {})
+    given = dict(parameters or {})
+    info, out_dir, parameters = reports[name], Path(out_dir).resolve(), resolve_user_paths(given)
     check_parameters(name, parameters)
     check_parameter_types(name, parameters)
     t0 = time.time()
@@ -270,6 +279,7 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
     log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
     try:
         if error := _execute(info.path, tmp, params, files, timeout): raise _keep_failed(tmp, dest, error)
+        _record_as_given(tmp, given)
         if html: notebook_to_html(tmp, page, show_code=show_code)
         _install_pair(tmp, dest, page if html else None)
     finally:

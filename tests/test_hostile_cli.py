@@ -170,7 +170,10 @@ def test_duplicate_plan_entries_are_named(tmp_path, caplog):
 def test_sweep_datasets_keep_the_plan_s_name(tmp_path):
     import benchnb.sweeps.units  # noqa: F401  (registers the unit kinds)
     from benchnb.sweeps.plan import load_plan, unit_record
-    (tmp_path/'data').mkdir(); (tmp_path/'data'/'dsB.h5ad').write_bytes(b'')
+    import anndata as ad, numpy as np, pandas as pd
+    (tmp_path/'data').mkdir()
+    a = ad.AnnData(np.zeros((3, 2), np.float32), obs=pd.DataFrame({'bulk_labels': list('abc')}, index=list('xyz')))
+    a.write_h5ad(tmp_path/'data'/'dsB.h5ad')          # validate reads its obs columns
     p = _plan(tmp_path, "units:\n  - {family: cells, dataset: data/dsB.h5ad, model: X_pca, task: clustering, options: {labels: bulk_labels}}\n")
     u = load_plan(p).units[0]
     assert u.dataset == str((tmp_path/'data'/'dsB.h5ad').resolve())   # the worker gets the resolved path ...

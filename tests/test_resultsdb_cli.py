@@ -98,7 +98,7 @@ def test_leaderboards_and_export(runs, tmp_path):
     r = _benchnb('results', 'leaderboard', db, '-f', 'cells', '--csv', tmp_path/'c.csv')
     assert r.returncode == 0, r.stderr
     c = pd.read_csv(tmp_path/'c.csv', header=[0, 1], index_col=[0, 1])
-    cells = pd.DataFrame(json.loads((runs/'cells.json').read_text()))
+    cells = pd.DataFrame(json.loads((runs/'cells.json').read_text())['results'])
     ari = cells[(cells.model == 'X_pca') & (cells.metric == 'adjusted_rand_index')]
     want = ari.value.mean()   # mean of the two seeds
     assert np.isclose(c.loc[('cells', 'X_pca'), ('clustering', 'adjusted_rand_index')], want)

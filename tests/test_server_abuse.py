@@ -148,14 +148,16 @@ def test_callback_redirect_is_not_followed():
     finally: first.close(); target.close()
 
 
-def test_translator_serve_refuses_loopback_callbacks_unless_allowed():
-    "`translator serve` (a listening server) refuses loopback callbacks by default; `--callback-allow 127.0.0.1` lets them in."
-    body = {**q(), 'callback': 'http://127.0.0.1:9/cb'}
+def test_translator_serve_callback_policy():
+    "`translator serve` bound to loopback takes loopback callbacks (its clients are local: a poll-mode fetch sends one);"
+    " private addresses are refused unless `--callback-allow` names them."
+    loop, private = ({**q(), 'callback': f'http://{h}:9/cb'} for h in ('127.0.0.1', '10.1.2.3'))
     with _serve() as url:
-        r = requests.post(url + '/asyncquery', json=body, timeout=30)
+        assert requests.post(url + '/asyncquery', json=loop, timeout=30).status_code == 200
+        r = requests.post(url + '/asyncquery', json=private, timeout=30)
         assert r.status_code == 400 and "field 'callback'" in r.json()['detail'], r.text
-    with _serve('--callback-allow', '127.0.0.1') as url:
-        assert requests.post(url + '/asyncquery', json=body, timeout=30).status_code == 200
+    with _serve('--callback-allow', '10.0.0.0/8') as url:
+        assert requests.post(url + '/asyncquery', json=private, timeout=30).status_code == 200
 
 
 # ---- 2. A query that explodes: bounded while searching, a budget, never 500

@@ -9,7 +9,7 @@ from benchnb.report import reports, run_report
 
 HOSTILE = '<img src=x onerror=alert(2)>'      # a target named like markup (issue 20, item 2)
 
-def test_translator_report(tmp_path):
+def test_translator_report(tmp_path, monkeypatch):
     from benchnb.translator.server import ReferenceServer, demo_kg
     load_plugins()
     assert reports['translator'].family == 'translator'
@@ -20,7 +20,8 @@ def test_translator_report(tmp_path):
         (cfg/'targets.json').write_text(json.dumps({**json.loads((cfg/'targets.json').read_text()),
                                                     HOSTILE: {'fetch': {'url': server.url + '/query'}}}))
         params = {'benchmarks': ['DrugCentral_subset'], 'targets': ['reference', 'reference-shuffled', HOSTILE], 'k': 5,
-                  'latency': 0.01, 'config': '../config'}                  # relative to the report's folder (no path shown)
+                  'latency': 0.01, 'config': 'config'}                     # relative to the user's folder: shown as given
+        monkeypatch.chdir(tmp_path)
         res = run_report('translator', params, tmp_path)
     finally: server.stop()
     check_report_html(res.html, tmp_path)        # summary first, code hidden, offline, no noise or paths
