@@ -80,3 +80,33 @@ def test_all_names_are_defined():
         mod = importlib.import_module(m.name)
         bad += [f"{m.name}.{n}" for n in getattr(mod, '__all__', []) if getattr(mod, n, None) is None]
     assert not bad, bad
+
+
+NUMBA_KERNEL_CALLS = {'_sil_tile'}   # called inside a numba kernel, where positional calls are the plain form
+
+
+def long_positional_calls(src: str) -> list[str]:
+    "Calls that pass 8 or more positional arguments (a keyword says what each one is)."
+    return [f"{n.lineno}: {ast.unparse(n.func)}" for n in ast.walk(ast.parse(src))
+            if isinstance(n, ast.Call) and len(n.args) >= 8 and ast.unparse(n.func) not in NUMBA_KERNEL_CALLS]
+
+
+def test_no_call_passes_eight_positional_arguments():
+    assert long_positional_calls("f(1, 2, 3, 4, 5, 6, 7, 8)\ng(1, 2, x=3)") == ['1: f']      # the check can fail
+    found = [f"{p.relative_to(PKG)}:{x}" for p in sorted(PKG.rglob('*.py')) if p.name != '_modidx.py'
+             for x in long_positional_calls(p.read_text(encoding='utf-8'))]
+    assert not found, found
+
+
+def test_command_functions_share_one_naming_style():
+    "Every command of every family is `<name>_cmd` (three styles before the family contract)."
+    from typer.main import get_command
+    from benchnb.cli import build_app
+    def callbacks(cmd, path=()):
+        for name, sub in getattr(cmd, 'commands', {}).items():
+            if getattr(sub, 'commands', None): yield from callbacks(sub, path + (name,))
+            elif sub.callback is not None and not sub.hidden: yield ' '.join(path + (name,)), sub.callback
+    bad = [(p, getattr(cb, '__wrapped__', cb).__name__) for p, cb in callbacks(get_command(build_app()))
+           if not getattr(getattr(cb, '__wrapped__', cb), '__name__', '').endswith('_cmd')]
+    top = {'version', 'report', 'demo'}                     # the root's own commands
+    assert not [b for b in bad if b[0] not in top], bad
