@@ -217,8 +217,11 @@ FamilyInfo = Family   # its name before the contract
 # %% ../nbs/00_core.ipynb #45c4ff0e
 def register_family(name: str, description: str='', cli: Any=None, replace: bool=True, **contract) -> Family:
     "Register a family (called from `benchnb.<family>.cli`); `contract`: adapters, leaderboard_options, demo."
-    fam = Family(name, description, cli, **contract)
+    fam, old = Family(name, description, cli, **contract), families._entries.get(name)
     families.register(name, fam, replace=replace)
+    if old is not None:   # registered again (a reloaded module, a re-run notebook): keep what its adapters filled in
+        for slot in ('unit_kinds', 'importers', 'leaderboards'): getattr(fam, slot).update(getattr(old.obj, slot))
+        fam.demo = fam.demo or old.obj.demo
     return fam
 
 # %% ../nbs/00_core.ipynb #f20dc145
