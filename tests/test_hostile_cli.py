@@ -161,7 +161,11 @@ def test_duplicate_plan_entries_are_named(tmp_path, caplog):
           - {family: cells, dataset: pbmc68k_reduced, model: [X_pca, X_umap], task: clustering, options: {labels: bulk_labels}}
           - {family: cells, dataset: pbmc68k_reduced, model: X_umap, task: clustering, options: {labels: bulk_labels}}
         """)
-    code, out, err = run_main('sweep', 'validate', p)
+    import logging
+    lg = logging.getLogger('benchnb')
+    lg.addHandler(caplog.handler)                # whatever an earlier test did to propagation or filters
+    try: code, out, err = run_main('sweep', 'validate', p)
+    finally: lg.removeHandler(caplog.handler)
     assert code == 0 and '2 units' in out
     warned = [r.getMessage() for r in caplog.records if r.levelname == 'WARNING']
     assert any("field 'units[1]': repeats 1 unit(s) of units[0]" in w for w in warned), warned
