@@ -11,12 +11,21 @@ def chromium() -> str:
         if shutil.which(c): return shutil.which(c)
     pytest.fail("headless Chromium is required for the docs test: run `make chromium` (Debian package `chromium`)")
 
+def built_site(site_dir: Path, demo: Path) -> Path:
+    """`build_docs.build` in its own interpreter: nbdev runs the notebooks' defining cells in-process (in `__main__`),
+    which would re-register families, unit kinds and loggers under `__main__` for every later test of this session."""
+    code = "import sys; from pathlib import Path; import build_docs; print(build_docs.build(Path(sys.argv[1]), demo_dir=Path(sys.argv[2])))"
+    r = subprocess.run([sys.executable, '-c', code, str(site_dir), str(demo)], capture_output=True, text=True,
+                       cwd=Path(build_docs.__file__).parent, timeout=1200)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return Path(r.stdout.strip().splitlines()[-1])
+
 @pytest.fixture(scope='module')
 def site(tmp_path_factory):
     from benchnb.report import run_report
     demo = tmp_path_factory.mktemp('demo')
     run_report('core', {'n_values': 20}, demo)                           # one demo report to link (5 s)
-    site_dir = build_docs.build(tmp_path_factory.mktemp('site'), demo_dir=demo)
+    site_dir = built_site(tmp_path_factory.mktemp('site'), demo)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site_dir))
     handler.log_message = lambda *a, **k: None
     server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
