@@ -38,7 +38,7 @@ demo: install  ## every family's report on demo data, the example sweep on Dask 
 	$(BIN)/benchnb sweep example --out reports/out/sweep/plan.yaml
 	$(BIN)/benchnb sweep run reports/out/sweep/plan.yaml --results reports/out/sweep/results
 	$(BIN)/benchnb demo --out reports/out
-	$(BIN)/benchnb report leaderboard -p results=$(CURDIR)/reports/out/sweep/results -o reports/out/sweep
+	$(BIN)/benchnb report leaderboard -p results=reports/out/sweep/results -o reports/out/sweep
 
 docs: install  ## build the static docs site into _site/ (and README.md from nbs/index.ipynb)
 	$(PY) tools/build_docs.py

@@ -17,7 +17,6 @@ import argparse, json, logging, os, sys, threading, time, warnings
 import numpy as np
 import pandas as pd
 
-warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)
 
 
 def _rss() -> int:
@@ -86,4 +85,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)   # the script's own output only
     main()

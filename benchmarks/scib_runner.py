@@ -24,7 +24,6 @@ import argparse, json, logging, sys, warnings
 import numpy as np
 import pandas as pd
 
-warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)
 
 
 from czbenchmarks_runner import measure   # (result, seconds, peak RSS growth in MB); one copy for both runners
@@ -101,4 +100,5 @@ def main(argv=None):
 
 
 if __name__ == '__main__':
+    warnings.filterwarnings('ignore'); logging.disable(logging.WARNING)   # the script's own output only
     sys.exit(main())

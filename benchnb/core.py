@@ -19,7 +19,7 @@ __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRU
            'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
            'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress',
            'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
-           'device_name', 'resource_path', 'seed_everything', 'package_versions', 'gpu_available']
+           'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -284,6 +284,26 @@ def seed_everything(seed: int) -> np.random.Generator:
     np.random.seed(seed)
     if 'torch' in sys.modules: sys.modules['torch'].manual_seed(seed)
     return np.random.default_rng(seed)
+
+# %% ../nbs/00_core.ipynb #f62b7453
+def _pool_threads(numba_n: int|None, torch_n: int|None) -> tuple:
+    "Set numba's and torch's thread counts (those imported, to those not None); return their previous counts."
+    nb, th = sys.modules.get('numba'), sys.modules.get('torch')
+    prev = (nb.get_num_threads() if nb else None, th.get_num_threads() if th else None)
+    if nb and numba_n: nb.set_num_threads(min(numba_n, nb.config.NUMBA_NUM_THREADS))
+    if th and torch_n: th.set_num_threads(torch_n)
+    return prev
+
+@contextlib.contextmanager
+def limited_threads(n: int|None):
+    "At most `n` threads for BLAS/OpenMP, numba and torch (if imported) inside the block; `None`: no change."
+    if n is not None and n < 1:
+        raise DataError(f"the number of threads must be at least 1, got {n}", field='n_jobs', value=n)
+    from threadpoolctl import threadpool_limits
+    prev = _pool_threads(n, n)
+    try:
+        with threadpool_limits(n): yield
+    finally: _pool_threads(*prev)
 
 # %% ../nbs/00_core.ipynb #32f08c36
 def package_versions(names: Iterable[str]=('benchnb', 'numpy', 'pandas')) -> dict[str, str|None]:

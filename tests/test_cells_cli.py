@@ -102,6 +102,28 @@ def test_scib_table_and_plot(h5ad_two, tmp_path):
     assert 'Total' in r.stdout
 
 
+def test_scib_skip_weight_n_jobs_and_pcr_note(h5ad_two, tmp_path):
+    "`--skip` drops metrics (scib-metrics field or column names), `--batch-weight` sets Total, a PCR of 0 is explained."
+    import pandas as pd
+    from sklearn.metrics import silhouette_score
+    p, pb = h5ad_two
+    r = _benchnb('cells', 'scib', p, '-e', 'X_pca,X_umap', '-l', 'bulk_labels', '-b', 'phase', '--pre-integrated', 'X_pca',
+                 '--skip', 'kbet_per_label,iLISI', '--batch-weight', '0.5', '--n-jobs', '1', '--out', tmp_path/'s.csv')
+    assert r.returncode == 0, r.stderr
+    df = pd.read_csv(tmp_path/'s.csv', index_col=0)
+    assert list(df.columns) == ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI', 'BRAS',
+                                'Graph connectivity', 'PCR comparison', 'Batch correction', 'Bio conservation', 'Total']
+    v = df.drop('Metric Type').astype(float)
+    X = np.asarray(pb.obsm['X_umap'], np.float64)
+    assert abs(v.loc['X_umap', 'Silhouette label'] - (silhouette_score(X, pb.obs.bulk_labels) + 1) / 2) < 1e-9
+    for key in ('X_pca', 'X_umap'):
+        assert abs(v.loc[key, 'Total'] - (0.5 * v.loc[key].iloc[5:8].mean() + 0.5 * v.loc[key].iloc[:5].mean())) < 1e-12
+    assert "PCR comparison is 0 for X_pca" in r.stderr and '--pre-integrated X_pca' in r.stderr
+    r = _benchnb('cells', 'scib', p, '-e', 'X_pca', '-l', 'bulk_labels', '-b', 'phase', '--skip', 'kbet_global',
+                 '--out', tmp_path/'x.csv')
+    assert r.returncode == 1 and "unknown scIB metric 'kbet_global'" in r.stderr and not (tmp_path/'x.csv').exists(), r.stderr
+
+
 def test_scib_bad_key_and_extras_alone(h5ad_two, h5ad, tmp_path):
     p, _ = h5ad_two
     r = _benchnb('cells', 'scib', p, '-e', 'X_scvi', '-l', 'bulk_labels', '-b', 'phase', '--out', tmp_path / 'x.csv')

@@ -11,7 +11,7 @@ from typing import List, Optional, Sequence
 import numpy as np
 import typer
 
-from ..core import DataError, register_family, get_logger, progress_mode
+from ..core import DataError, register_family, get_logger, limited_threads, progress_mode
 from ..report import register_report
 from ..runs import check_seed, write_json
 
@@ -180,6 +180,11 @@ _S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metr
 _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
+_S_SKIP = typer.Option(None, '--skip', help="Switch a metric off (repeat or comma-separate): scib-metrics' field name "
+                       "(kbet_per_label, pcr_comparison, ilisi_knn, …) or the column name; it is neither computed nor shown.")
+_S_WEIGHT = typer.Option(0.4, '--batch-weight', min=0.0, max=1.0,
+                         help="Weight of Batch correction in Total; Bio conservation gets the rest (scIB: 0.4).")
+_S_JOBS = typer.Option(None, '--n-jobs', min=1, help="Threads to compute with (default: every core).")
 
 # %% ../../nbs/29_cells.cli.ipynb #33f2e635
 def _check_plot_format(path: Path|None) -> None:
@@ -199,22 +204,40 @@ def _save_plot(table, path: Path) -> None:
     with atomic_write(path, 'wb', encoding=None) as f:
         fig.savefig(f, format=path.suffix.lstrip('.') or 'png', dpi=150, bbox_inches='tight')
 
+def _write_scib(table, out: Path, plot: Path|None) -> None:
+    "The CSV (with the Benchmarker's 'Metric Type' row) and, if asked, the plot."
+    from benchnb.cells.scib import with_metric_type
+    from benchnb.runs import write_text
+    write_text(out, with_metric_type(table).to_csv())
+    if plot: _save_plot(table, plot)
+
+# %% ../../nbs/29_cells.cli.ipynb #e550c98f
+def _pcr_zero_note(table, pre_integrated: str|None) -> str|None:
+    "A line explaining every PCR comparison of exactly 0 in `table`, or None."
+    if 'PCR comparison' not in table: return None
+    zero = [str(k) for k, v in table['PCR comparison'].items() if v == 0]
+    if not zero: return None
+    pre = f"--pre-integrated {pre_integrated}" if pre_integrated else "the PCA of X (the default --pre-integrated)"
+    return (f"PCR comparison is 0 for {', '.join(zero)}: batch explains no less of its variance than of {pre} "
+            "(0 by definition for the pre-integrated embedding itself; scIB clips a rise to 0).")
+
 # %% ../../nbs/29_cells.cli.ipynb #ee128bed
 @cli.command('scib')
 def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
              pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
-             min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt):
+             min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt,
+             skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
     from benchnb.cells.metrics import check_device, check_knn_method
-    from benchnb.cells.scib import scib, with_metric_type
-    from benchnb.runs import write_text
-    check_knn_method(knn_method); check_device(device); _check_plot_format(plot)      # before the (slow) metrics
-    table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
-                 device=device)
-    write_text(out, with_metric_type(table).to_csv())
-    if plot: _save_plot(table, plot)
-    shown = table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c)   # 0.0000, never -0.0000
-    typer.echo(shown.to_string())
+    from benchnb.cells.scib import scib, skipped_columns
+    skip = _embeddings(skip or [])
+    check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
+    with limited_threads(n_jobs):
+        table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
+                     device=device, skip=skip, batch_weight=batch_weight)
+    _write_scib(table, out, plot)
+    typer.echo(table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c).to_string())   # never -0.0000
+    if note := _pcr_zero_note(table, pre_integrated): typer.echo(note, err=True)
 
 # %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")

@@ -22,10 +22,11 @@ from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from 
 log = get_logger('cells.scib')
 
 # %% auto #0
-__all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_STEPS', 'pcr', 'pcr_comparison',
-           'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras', 'diffusion_embedding',
-           'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'scib_aggregate', 'with_metric_type',
-           'scib_neighbor_sizes', 'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
+__all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_SWITCHES', 'SCIB_STEP_COLUMNS', 'pcr',
+           'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras',
+           'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'skipped_columns',
+           'scib_aggregate', 'with_metric_type', 'scib_neighbor_sizes', 'scib_steps', 'scib_row', 'scib_table', 'scib',
+           'pre_integrated_pca', 'plot_scib_table']
 
 # %% ../../nbs/20a_cells.scib.ipynb #62e24056
 def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
@@ -245,18 +246,36 @@ SCIB_BIO = ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', '
 SCIB_BATCH = ['BRAS', 'iLISI', 'KBET', 'Graph connectivity', 'PCR comparison']
 SCIB_AGGREGATES = ['Batch correction', 'Bio conservation', 'Total']
 SCIB_COLUMNS = SCIB_BIO + SCIB_BATCH + SCIB_AGGREGATES
+SCIB_SWITCHES = {'isolated_labels': ['Isolated labels'], 'nmi_ari_cluster_labels_kmeans': ['KMeans NMI', 'KMeans ARI'],
+                 'silhouette_label': ['Silhouette label'], 'clisi_knn': ['cLISI'], 'bras': ['BRAS'],
+                 'ilisi_knn': ['iLISI'], 'kbet_per_label': ['KBET'], 'graph_connectivity': ['Graph connectivity'],
+                 'pcr_comparison': ['PCR comparison']}   # scib-metrics' BioConservation/BatchCorrection fields
+
+# %% ../../nbs/20a_cells.scib.ipynb #7a7039dd
+def skipped_columns(names: Sequence[str]) -> frozenset[str]:
+    "The table columns that the metric `names` (scib-metrics field names or column names) switch off."
+    by_name = {**{k.lower(): v for k, v in SCIB_SWITCHES.items()}, **{c.lower(): [c] for c in SCIB_BIO + SCIB_BATCH}}
+    out = set()
+    for name in names:
+        if name.strip().lower() not in by_name:
+            raise DataError(f"unknown scIB metric {name!r}; known: {', '.join(SCIB_SWITCHES)} (or a column name)",
+                            field='skip', value=name)
+        out.update(by_name[name.strip().lower()])
+    if out >= set(SCIB_BIO + SCIB_BATCH): raise DataError("every scIB metric is switched off", field='skip')
+    return frozenset(out)
 
 # %% ../../nbs/20a_cells.scib.ipynb #1dc2a29a
-def scib_aggregate(values: pd.DataFrame, min_max_scale: bool=False) -> pd.DataFrame:
-    ("The ten metric columns (+ optional min-max scaling across embeddings) and the three aggregates "
-     "of `get_results`.")
-    df = values[SCIB_BIO + SCIB_BATCH].astype(float)
+def scib_aggregate(values: pd.DataFrame, min_max_scale: bool=False, batch_weight: float=0.4) -> pd.DataFrame:
+    ("The metric columns computed (+ optional min-max scaling across embeddings) and the aggregates of "
+     "`get_results`; Total = batch_weight · Batch correction + (1 − batch_weight) · Bio conservation.")
+    bio, bat = [c for c in SCIB_BIO if c in values], [c for c in SCIB_BATCH if c in values]
+    df = values[bio + bat].astype(float)
     if min_max_scale:
         lo, hi = df.min(), df.max()
-        rng_ = (hi - lo).where(hi - lo != 0, 1.0)
-        df = (df - lo) / rng_
-    df = df.assign(**{'Batch correction': df[SCIB_BATCH].mean(1), 'Bio conservation': df[SCIB_BIO].mean(1)})
-    df['Total'] = 0.4 * df['Batch correction'] + 0.6 * df['Bio conservation']
+        df = (df - lo) / (hi - lo).where(hi - lo != 0, 1.0)
+    if bat: df['Batch correction'] = df[bat].mean(1)
+    if bio: df['Bio conservation'] = df[bio].mean(1)
+    if bio and bat: df['Total'] = batch_weight * df['Batch correction'] + (1 - batch_weight) * df['Bio conservation']
     df.index.name = 'Embedding'
     return df
 
@@ -265,7 +284,7 @@ def with_metric_type(table: pd.DataFrame) -> pd.DataFrame:
     "`table` plus the Benchmarker's 'Metric Type' row (Bio conservation / Batch correction / Aggregate score)."
     kind = {**{c: 'Bio conservation' for c in SCIB_BIO}, **{c: 'Batch correction' for c in SCIB_BATCH},
             **{c: 'Aggregate score' for c in SCIB_AGGREGATES}}
-    out = pd.concat([table.astype(object), pd.DataFrame([kind], index=['Metric Type'])])
+    out = pd.concat([table.astype(object), pd.DataFrame([{c: kind[c] for c in table.columns}], index=['Metric Type'])])
     out.index.name = 'Embedding'
     return out
 
@@ -289,35 +308,48 @@ def _timer(sec: dict, bar=None) -> Callable:
     return timed
 
 # %% ../../nbs/20a_cells.scib.ipynb #b0cfb6b6
-def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: float, timed: Callable,
+def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: float, step: Callable,
                         device: str='cpu') -> dict:
-    "BRAS, iLISI, KBET, graph connectivity and PCR comparison of one embedding, each timed."
-    return {'BRAS': timed('BRAS', lambda: bras(X, labels, batch, device=device)), 'iLISI': il,
-            'KBET': timed('KBET', lambda: kbet_per_label(nb.head(sz['kbet']), batch, labels, device=device)),
-            'Graph connectivity': timed('Graph connectivity',
-                                        lambda: graph_connectivity(nb.head(sz['graph']), labels)),
-            'PCR comparison': timed('PCR comparison', lambda: pcr_comparison(X_pre, X, batch, device=device))}
+    "BRAS, iLISI, KBET, graph connectivity and PCR comparison of one embedding, each a timed `step`."
+    return {'BRAS': step('BRAS', lambda: bras(X, labels, batch, device=device)), 'iLISI': il,
+            'KBET': step('KBET', lambda: kbet_per_label(nb.head(sz['kbet']), batch, labels, device=device)),
+            'Graph connectivity': step('Graph connectivity', lambda: graph_connectivity(nb.head(sz['graph']), labels)),
+            'PCR comparison': step('PCR comparison', lambda: pcr_comparison(X_pre, X, batch, device=device))}
+
+# %% ../../nbs/20a_cells.scib.ipynb #2c5de19d
+SCIB_STEP_COLUMNS = {'kNN': ('iLISI', 'cLISI', 'KBET', 'Graph connectivity'),
+                     'Silhouette label': ('Silhouette label', 'Isolated labels'),
+                     'KMeans NMI/ARI': ('KMeans NMI', 'KMeans ARI'), 'iLISI + cLISI': ('iLISI', 'cLISI'),
+                     'Isolated labels': ('Isolated labels',), 'BRAS': ('BRAS',), 'KBET': ('KBET',),
+                     'Graph connectivity': ('Graph connectivity',), 'PCR comparison': ('PCR comparison',)}
+
+def scib_steps(skip: frozenset=frozenset()) -> int:
+    "How many timed steps `scib_row` runs for one embedding when the columns `skip` are switched off."
+    return sum(not set(cols) <= skip for cols in SCIB_STEP_COLUMNS.values())
+
+def _stepper(timed: Callable, skip: frozenset) -> Callable:
+    "`step(name, f, default)`: `timed(name, f)` if one of the step's columns is wanted, else `default`."
+    return lambda name, f, default=None: default if set(SCIB_STEP_COLUMNS[name]) <= skip else timed(name, f)
 
 # %% ../../nbs/20a_cells.scib.ipynb #b6cc4594
-SCIB_STEPS = 9      # timed steps of `scib_row`: kNN, silhouettes, k-means, LISI, isolated labels, 4 batch metrics
-
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
-             seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None) -> dict[str, float]:
-    "The ten scIB metrics of one embedding, named as the Benchmarker's columns; `device`: 'cpu', 'torch-cpu', 'cuda'."
+             seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None,
+             skip: frozenset=frozenset()) -> dict[str, float]:
+    "The scIB metrics of one embedding (those not in `skip`), named as the Benchmarker's columns."
     from benchnb.cells.metrics import silhouette_samples
     X = as_embedding(X)
     sz = scib_neighbor_sizes(len(X))
-    timed = _timer({} if seconds is None else seconds, bar)
-    nb = timed('kNN', lambda: nbrs.head(sz['lisi']) if nbrs is not None
-               else knn(X, sz['lisi'], method=knn_method, device=device))
-    sil = timed('Silhouette label', lambda: silhouette_samples(X, labels, device=device) if sil is None else sil)
-    km = timed('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels, device=device))
-    il, cl = timed('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels, device=device))
-    bio = {'Isolated labels': timed('Isolated labels', lambda: isolated_labels(X, labels, batch, sil=sil)),
-           'KMeans NMI': km['nmi'], 'KMeans ARI': km['ari'], 'Silhouette label': (float(np.mean(sil)) + 1) / 2,
-           'cLISI': cl}
-    return {**bio, **_scib_batch_metrics(X, labels, batch, X_pre=X_pre, nb=nb, sz=sz, il=il, timed=timed,
-                                         device=device)}
+    step = _stepper(_timer({} if seconds is None else seconds, bar), skip)
+    nb = step('kNN', lambda: nbrs.head(sz['lisi']) if nbrs is not None
+              else knn(X, sz['lisi'], method=knn_method, device=device))
+    sil = step('Silhouette label', lambda: silhouette_samples(X, labels, device=device) if sil is None else sil)
+    km = step('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels, device=device), {})
+    il, cl = step('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels, device=device), (None, None))
+    bio = {'Isolated labels': step('Isolated labels', lambda: isolated_labels(X, labels, batch, sil=sil)),
+           'KMeans NMI': km.get('nmi'), 'KMeans ARI': km.get('ari'), 'cLISI': cl,
+           'Silhouette label': None if sil is None else (float(np.mean(sil)) + 1) / 2}
+    row = {**bio, **_scib_batch_metrics(X, labels, batch, X_pre=X_pre, nb=nb, sz=sz, il=il, step=step, device=device)}
+    return {c: row[c] for c in SCIB_BIO + SCIB_BATCH if c not in skip}
 
 # %% ../../nbs/20a_cells.scib.ipynb #d73d6e8d
 def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) -> int:
@@ -331,19 +363,19 @@ def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) 
 
 # %% ../../nbs/20a_cells.scib.ipynb #95b5359e
 def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, min_max_scale: bool=False,
-               knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu') -> pd.DataFrame:
+               knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu',
+               skip: Sequence[str]=(), batch_weight: float=0.4) -> pd.DataFrame:
     "One row per embedding, the Benchmarker's columns; `attrs['seconds']` holds the time per metric and embedding."
     labels, batch = np.asarray(labels, dtype=object), np.asarray(batch, dtype=object)
-    n = _check_scib_inputs(embeddings, labels, batch)
+    n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(skip)
     X_pre = as_embedding(X_pre, n, field='pre_integrated')
     rows, secs = {}, {}
-    with progress(total=SCIB_STEPS * len(embeddings), desc='scIB metrics', unit='metric') as bar:
+    with progress(total=scib_steps(skip) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
         for key, X in embeddings.items():
             secs[key] = {}
-            nb = (neighbors or {}).get(key)
-            rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, nb, knn_method, secs[key],
-                                 device=device, bar=bar)
-    out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale)
+            rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, (neighbors or {}).get(key),
+                                 knn_method, secs[key], device=device, bar=bar, skip=skip)
+    out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale, batch_weight)
     out.attrs['seconds'] = secs
     return out
 
@@ -360,18 +392,19 @@ def _check_adata_keys(adata, obsm_keys: Sequence[str], obs_keys: Sequence[str]):
 
 # %% ../../nbs/20a_cells.scib.ipynb #a9b745e9
 def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, pre_integrated: str|None=None,
-         min_max_scale: bool=False, knn_method: str='exact', device: str='cpu') -> pd.DataFrame:
+         min_max_scale: bool=False, knn_method: str='exact', device: str='cpu', skip: Sequence[str]=(),
+         batch_weight: float=0.4) -> pd.DataFrame:
     ("`Benchmarker(adata, batch_key, label_key, embedding_keys, pre_integrated_embedding_obsm_key=…).get_results()`, "
-     "exact and fast.")
+     "exact and fast; `skip` switches metrics off (by Benchmarker field or column name).")
     _check_adata_keys(adata, [*embedding_keys, *([pre_integrated] if pre_integrated else [])], (label_key, batch_key))
     if adata.n_obs < 3: raise DataError(f"the scIB table needs at least 3 cells, got {adata.n_obs}", field='n_obs')
     labels = np.asarray(adata.obs[label_key].to_numpy(), dtype=object)
     batch = np.asarray(adata.obs[batch_key].to_numpy(), dtype=object)
     encode_labels(labels, adata.n_obs, f"obs/{label_key}")
     encode_labels(batch, adata.n_obs, f"obs/{batch_key}")
-    X_pre = adata.obsm[pre_integrated] if pre_integrated else pre_integrated_pca(adata)
-    embs = {k: adata.obsm[k] for k in embedding_keys}
-    return scib_table(embs, labels, batch, X_pre, min_max_scale, knn_method, device=device)
+    X_pre = _pre_integrated(adata, pre_integrated, needed='PCR comparison' not in skipped_columns(skip))
+    return scib_table({k: adata.obsm[k] for k in embedding_keys}, labels, batch, X_pre, min_max_scale, knn_method,
+                      device=device, skip=skip, batch_weight=batch_weight)
 
 # %% ../../nbs/20a_cells.scib.ipynb #dffb590a
 def pre_integrated_pca(adata) -> np.ndarray:
@@ -382,6 +415,11 @@ def pre_integrated_pca(adata) -> np.ndarray:
     a = ad.AnnData(X=adata.X.astype(np.float32) if not sp.issparse(adata.X) else adata.X.astype(np.float32))
     sc.tl.pca(a, n_comps=min(50, a.n_obs - 1, a.n_vars - 1), mask_var=None)
     return np.asarray(a.obsm['X_pca'], dtype=np.float64)
+
+def _pre_integrated(adata, key: str|None, needed: bool=True) -> np.ndarray:
+    "`obsm[key]`, else the default PCA if PCR comparison needs it, else a placeholder column (never computed)."
+    if key: return adata.obsm[key]
+    return pre_integrated_pca(adata) if needed else np.zeros((adata.n_obs, 1))
 
 # %% ../../nbs/20a_cells.scib.ipynb #db7314e2
 def _draw_bar(ax, x: float, y: float, val: float, txt: str):
@@ -411,19 +449,22 @@ def _draw_column(ax, x: float, c: str, v: np.ndarray, n: int):
     ax.text(x, n - 0.2, c.replace(' ', '\n', 1), ha='center', va='bottom', fontsize=8, weight='bold')
 
 # %% ../../nbs/20a_cells.scib.ipynb #aaf19fca
-def _draw_groups(ax, n: int):
-    "'Bio conservation', 'Batch correction' and 'Aggregate score' over their columns, underlined."
-    for g, (a, b) in {'Bio conservation': (2, 6), 'Batch correction': (7, 11), 'Aggregate score': (12, 14)}.items():
-        ax.text((a + b) / 2, n + 0.55, g, ha='center', fontsize=9, style='italic')
-        ax.plot([a - 0.4, b + 0.4], [n + 0.45] * 2, color='k', lw=0.8)
+def _draw_groups(ax, cols: Sequence[str], n: int):
+    "'Bio conservation', 'Batch correction' and 'Aggregate score' over their columns (at x = 2, 3, …), underlined."
+    for g, members in {'Bio conservation': SCIB_BIO, 'Batch correction': SCIB_BATCH,
+                       'Aggregate score': SCIB_AGGREGATES}.items():
+        xs = [j + 2 for j, c in enumerate(cols) if c in members]
+        if not xs: continue
+        ax.text((xs[0] + xs[-1]) / 2, n + 0.55, g, ha='center', fontsize=9, style='italic')
+        ax.plot([xs[0] - 0.4, xs[-1] + 0.4], [n + 0.45] * 2, color='k', lw=0.8)
 
 # %% ../../nbs/20a_cells.scib.ipynb #71771836
-def _draw_frame(ax, names: Sequence, n: int, ncols: int):
+def _draw_frame(ax, names: Sequence, cols: Sequence[str], n: int):
     "Embedding `names` down the left (first on top), the group headers, axis limits; no axes drawn."
     for i, name in enumerate(names):
         ax.text(0, n - 1 - i, str(name), va='center', ha='left', weight='bold', fontsize=9)
-    _draw_groups(ax, n)
-    ax.set_xlim(-0.2, ncols + 2)
+    _draw_groups(ax, cols, n)
+    ax.set_xlim(-0.2, len(cols) + 2)
     ax.set_ylim(-0.7, n + 0.9)
     ax.axis('off')
 
@@ -431,11 +472,12 @@ def _draw_frame(ax, names: Sequence, n: int, ncols: int):
 def plot_scib_table(table: pd.DataFrame, path=None):
     "scIB-style results table: circles per metric, bars for the aggregates, embeddings sorted by Total."
     import matplotlib.pyplot as plt
-    df = table[SCIB_COLUMNS].astype(float).sort_values('Total', ascending=False)
-    n, cols = len(df), SCIB_COLUMNS
+    cols = [c for c in SCIB_COLUMNS if c in table]
+    df = table[cols].astype(float).sort_values(cols[-1], ascending=False)     # Total, or the one aggregate
+    n = len(df)
     fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 1.2 + 0.55 * n))
     for j, c in enumerate(cols): _draw_column(ax, j + 2, c, df[c].to_numpy(), n)
-    _draw_frame(ax, df.index, n, len(cols))
+    _draw_frame(ax, df.index, cols, n)
     fig.tight_layout()
     if path is not None:
         fig.savefig(path, dpi=150, bbox_inches='tight')
