@@ -143,12 +143,13 @@ def _watch(cmd: click.Command, started: list) -> click.Command:
 
 def _resumes(started: list) -> bool: return bool(started) and getattr(started[-1], 'resumable', False)
 
-# %% ../nbs/09_cli.ipynb #1fd5b5d5
+# %% ../nbs/09_cli.ipynb #78316c68
 def _stop_code(e: BaseException) -> int:
     "130 for Ctrl-C, 143 for SIGTERM (typer and click wrap either in `Exit(130)` or `Abort`)."
     causes = (e, e.__cause__, e.__context__)
     return EXIT_TERMINATED if sigterm_seen() or any(isinstance(c, Terminated) for c in causes) else EXIT_INTERRUPTED
 
+# %% ../nbs/09_cli.ipynb #dfd4e683
 def _run(argv: list[str]|None) -> int:
     started = []                                                # the command that ran (for the Ctrl-C line)
     try: code = _app_code(_watch(typer.main.get_command(build_app()), started)(
@@ -167,6 +168,7 @@ def _run(argv: list[str]|None) -> int:
     if code in (EXIT_INTERRUPTED, EXIT_TERMINATED): _say_interrupted(argv, code, _resumes(started))
     return code
 
+# %% ../nbs/09_cli.ipynb #ed45c772
 def main(argv: list[str]|None=None) -> int:
     "Run the `benchnb` command; return the exit status (see `EXIT_CODES`; 143 after SIGTERM)."
     configure_logging(os.environ.get('BENCHNB_LOG', 'WARNING'))

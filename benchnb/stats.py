@@ -233,28 +233,39 @@ def cliques(ranks: pd.Series, cd: float) -> list[list[str]]:
     keep = [(i, j) for i,j in runs if j > i and not any(a <= i and j <= b and (a, b) != (i, j) for a,b in runs)]
     return [names[i:j + 1] for i,j in keep]
 
-# %% ../nbs/00c_stats.ipynb #e8e47cab
-def cd_diagram(ranks: pd.Series, cd: float, ax=None, title: str|None=None):
-    "Demšar's critical-difference diagram: mean ranks on an axis, the CD, bars joining indistinguishable models."
-    import matplotlib.pyplot as plt
-    r = ranks.sort_values()
-    k,half = len(r),(len(r) + 1) // 2
-    if ax is None: _,ax = plt.subplots(figsize=(7, 1.4 + 0.3 * half))
-    lo,hi = 1, max(k, 2)
+# %% ../nbs/00c_stats.ipynb #99d34b38
+def _cd_axis(ax, k: int, cd: float, half: int):
+    "The rank axis 1…k with its ticks, and the CD bar above it."
+    lo, hi = 1, max(k, 2)
     ax.set_xlim(lo - 2.2, hi + 2.2)
     ax.set_ylim(-(half + 1.2), 2)
     ax.plot([lo, hi], [0, 0], color='k', lw=1)
     for i in range(lo, hi + 1): ax.text(i, 0.2, str(i), ha='center', fontsize=8)
     ax.plot([lo, lo + cd], [1.2, 1.2], color='k', lw=2)
     ax.text(lo + cd / 2, 1.4, f"CD = {cd:.2f}", ha='center', fontsize=8)
-    for j,(name, x) in enumerate(r.items()):
+
+# %% ../nbs/00c_stats.ipynb #a50b1828
+def _cd_labels(ax, r: pd.Series, half: int):
+    "An elbow from each mean rank in `r` (sorted) to its label, left for the first `half`, right for the rest."
+    k, lo, hi = len(r), 1, max(len(r), 2)
+    for j, (name, x) in enumerate(r.items()):
         left = j < half
         y = -(j if left else k - 1 - j) - 1
         end = lo - 0.3 if left else hi + 0.3
         ax.plot([x, x, end], [0, y, y], color='0.3', lw=0.8)
         ax.text(end + (-0.05 if left else 0.05), y, f"{name} ({x:.2f})", ha='right' if left else 'left', va='center',
                 fontsize=8)
-    for i,g in enumerate(cliques(r, cd)):
+
+# %% ../nbs/00c_stats.ipynb #8bd60f1b
+def cd_diagram(ranks: pd.Series, cd: float, ax=None, title: str|None=None):
+    "Demšar's critical-difference diagram: mean ranks on an axis, the CD, bars joining indistinguishable models."
+    import matplotlib.pyplot as plt
+    r = ranks.sort_values()
+    half = (len(r) + 1) // 2
+    if ax is None: _, ax = plt.subplots(figsize=(7, 1.4 + 0.3 * half))
+    _cd_axis(ax, len(r), cd, half)
+    _cd_labels(ax, r, half)
+    for i, g in enumerate(cliques(r, cd)):
         ax.plot([r[g[0]] - 0.03, r[g[-1]] + 0.03], [-0.35 - 0.2 * i] * 2, color='k', lw=3)
     ax.axis('off')
     if title: ax.set_title(title, fontsize=9)

@@ -38,7 +38,7 @@ def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
 CELLS_KEYS = {'task', 'model', 'metric', 'value'}
 
 def cells_result_rows(obj: Any) -> Any:
-    "The result rows of a cells results JSON: a bare list of rows, or `cells run -o`'s {benchnb_version, args, results}."
+    "The result rows of a cells results JSON: a bare list, or `cells run -o`'s {benchnb_version, args, results}."
     return obj.get('results') if isinstance(obj, dict) and 'benchnb_version' in obj else obj
 
 def is_cells_json(obj: Any) -> bool:

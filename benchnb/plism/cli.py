@@ -128,7 +128,8 @@ def _top_k_columns(metrics: pd.DataFrame) -> list[int]:
 # %% ../../nbs/39_plism.cli.ipynb #67ae3b4c
 @cli.command('results', context_settings=_EXTRA,
              epilog=example("benchnb plism results metrics/8139_tiles/h0_mini/metrics.csv --top-k 1 10"))
-def results_cmd(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
+def results_cmd(ctx: typer.Context,
+                metrics_csv: Path = typer.Argument(..., help="A metrics.csv (upstream or benchnb)."),
             top_k: List[str] = typer.Option([], help="k values (default: every top_k column present)."),
             out: Optional[Path] = typer.Option(None, help="Also write the table here (results.csv format).")):
     "Aggregate a metrics.csv into the results table (mean (std) ; median (iqr) per category)."
@@ -143,7 +144,8 @@ def results_cmd(ctx: typer.Context, metrics_csv: Path = typer.Argument(..., help
     typer.echo(res.to_string())
 
 # %% ../../nbs/39_plism.cli.ipynb #a0095978
-@cli.command('leaderboard', epilog=example('benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139 --csv lb.csv'))
+_LB_EXAMPLE = 'benchnb plism leaderboard --metrics-dir metrics --n-tiles 8139 --csv lb.csv'
+@cli.command('leaderboard', epilog=example(_LB_EXAMPLE))
 def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the evaluations."),
                     n_tiles: Optional[str] = typer.Option(
                         None, help="Which <n>_tiles folder: N, 'all' or <n>_tiles (default: the only one, else 8139)."),
@@ -235,7 +237,8 @@ def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path =
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #d4202f6f
-@cli.command('synth', epilog=example("benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"))
+_SYNTH_EXAMPLE = "benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"
+@cli.command('synth', epilog=example(_SYNTH_EXAMPLE))
 def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
           stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (a slide each per scanner)."),
           scanners: List[str] = typer.Option(['S60', 'AT2'], help="Scanner codes."),

@@ -191,6 +191,9 @@ def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .d
     _echo_table(_stats_view(t))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #50579ec3
+_FailOnRegressionOpt = typer.Option(False, '--fail-on-regression',
+                                    help="Exit with status 3 when some metric is significantly worse.")
+
 @cli.command('diff', epilog="Example: benchnb results diff released/ candidate/ --fail-on-regression  "
              "(exit 3 on a regression)")
 def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
@@ -198,8 +201,7 @@ def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (o
              family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
              metric: Optional[str] = _MetricOpt,
              dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help="Only this dataset."),
-             fail_on_regression: bool = typer.Option(False, '--fail-on-regression',
-                                                     help="Exit with status 3 when some metric is significantly worse."),
+             fail_on_regression: bool = _FailOnRegressionOpt,
              csv: Optional[Path] = _TableCsvOpt):
     "The same model × dataset × metric in BASE and NEW: Δ (NEW - BASE), CI, p, verdict; regressions on stderr."
     from benchnb.core import EXIT_FAILURES

@@ -51,6 +51,7 @@ def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
             {'metric': 'seconds', 'value': float(o.get('seconds') or 0)}]
 
 # %% ../../nbs/43_sweeps.units.ipynb #26a43da6
-register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]}, tasks=['sleep', 'spin', 'echo', 'fail', 'crash'],
+register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]},
+                   tasks=['sleep', 'spin', 'echo', 'fail', 'crash'],
                    options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
                    description="engine tests: sleep / echo / fail")

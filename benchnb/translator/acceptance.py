@@ -733,7 +733,8 @@ def probe_targets(targets: Mapping[str, str|None], timeout: float|None=PROBE_TIM
 
 # %% ../../nbs/16_translator.acceptance.ipynb #06f2d82b
 def run_suites(suite_ids: Sequence[str], targets: Mapping[str, str|None], results_dir: str|os.PathLike,
-               fail_fast: bool=False, probe_timeout: float|None=PROBE_TIMEOUT, **kw) -> tuple[list[SuiteRun], list[dict]]:
+               fail_fast: bool=False, probe_timeout: float|None=PROBE_TIMEOUT,
+               **kw) -> tuple[list[SuiteRun], list[dict]]:
     "Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json)."
     tests = kw.pop('tests', None)
     suites, dead, runs, rows = load_suites(tests, list(suite_ids)), {}, [], []

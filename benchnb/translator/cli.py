@@ -346,15 +346,26 @@ def callback_allow_for(host: str, allow: Optional[list[str]]) -> list[str]:
     return [*(allow or ()), *(('127.0.0.0/8', '::1') if loopback else ())]
 
 # %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
-_CallbackAllowOpt = typer.Option(None, '--callback-allow', help="Host, address or CIDR network async callbacks may go to "
-                                 "although not public, e.g. 127.0.0.1 (repeatable; default: public addresses only).")
-_PrivateCallbacksOpt = typer.Option(False, '--allow-private-callbacks',
-                                    help="Allow callbacks to any address: loopback, private, link-local (trusted networks).")
+_CallbackAllowOpt = typer.Option(None, '--callback-allow',
+                                 help="Host, address or CIDR network async callbacks may go to although not public, "
+                                 "e.g. 127.0.0.1 (repeatable; default: public addresses only).")
+_PrivateCallbacksOpt = typer.Option(False, '--allow-private-callbacks', help="Allow callbacks to any address: "
+                                    "loopback, private, link-local (trusted networks).")
 _EnableFaultsOpt = typer.Option(False, '--enable-faults', help="Serve POST /benchnb/faults (whoever reaches the server "
                                 "can then make it fail or hang).")
 _QuerySecondsOpt = typer.Option(10.0, '--query-seconds', min=0.01, help="Search time of one query; past it the answer "
                                 "is truncated (logged).")
 
+# %% ../../nbs/19_translator.cli.ipynb #81cc622a
+def _serve_state(kg: Path|None, host: str, faults, callback_allow: list[str]|None, allow_private: bool,
+                 query_seconds: float, **limits):
+    "The reference server's state: the knowledge graph (given or the demo one), faults, callback policy, budget."
+    from benchnb.translator.server import CallbackPolicy, KnowledgeGraph, QueryBudget, ServerState, demo_kg
+    policy = CallbackPolicy(callback_allow_for(host, callback_allow), allow_private)
+    return ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, callback_policy=policy,
+                       budget=QueryBudget(seconds=query_seconds), **limits)
+
+# %% ../../nbs/19_translator.cli.ipynb #411e8fbf
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
 def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
            error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
@@ -363,18 +374,17 @@ def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _Po
            hang: float = _HangOpt, max_results: int = _MaxResultsOpt, trapi_version: str = _TrapiVersionOpt,
            seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt, max_body: int = _MaxBodyOpt,
            max_jobs: int = _MaxJobsOpt, job_ttl: float = _JobTtlOpt,
-           callback_allow: Optional[list[str]] = _CallbackAllowOpt, allow_private_callbacks: bool = _PrivateCallbacksOpt,
+           callback_allow: Optional[list[str]] = _CallbackAllowOpt,
+           allow_private_callbacks: bool = _PrivateCallbacksOpt,
            enable_faults: bool = _EnableFaultsOpt, query_seconds: float = _QuerySecondsOpt):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
-    from benchnb.translator.server import (CallbackPolicy, Faults, KnowledgeGraph, QueryBudget, ServerState, demo_kg,
-                                           serve)
+    from benchnb.translator.server import Faults, serve
     faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate=timeout_rate, garbage_rate=garbage_rate,
                     fail_first=fail_first, fail_kind=fail_kind, retry_after=retry_after, hang=hang, seed=seed,
                     min_timeout=min_timeout)
-    state = ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, max_results, trapi_version,
-                        max_jobs=max_jobs, job_ttl=job_ttl, max_body=max_body, enable_faults=enable_faults,
-                        callback_policy=CallbackPolicy(callback_allow_for(host, callback_allow), allow_private_callbacks),
-                        budget=QueryBudget(seconds=query_seconds))
+    state = _serve_state(kg, host, faults, callback_allow, allow_private_callbacks, query_seconds,
+                         max_results=max_results, trapi_version=trapi_version, max_jobs=max_jobs, job_ttl=job_ttl,
+                         max_body=max_body, enable_faults=enable_faults)
     check_port_free(host, port)
     typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
     serve(state, host, port)
@@ -490,6 +500,15 @@ _MatrixOpt = typer.Option(None, '--matrix', help="Also write the assets × agent
 _FailFastOpt = typer.Option(False, '--fail-fast',
                             help="Send no further suites to a target that answered none of a suite's queries.")
 
+# %% ../../nbs/19_translator.cli.ipynb #60d6aae3
+def _fail_if_none_answered(runs, n_targets: int, out: Path) -> None:
+    "`RunError` naming the targets when every query sent to every target failed."
+    from benchnb.translator.acceptance import unanswered_targets
+    if (silent := unanswered_targets(runs)) and len(silent) == n_targets:
+        named = ', '.join(f"target {t!r} at {u}" for t, u in silent.items())
+        raise RunError(f"no query answered: every query sent to {named} failed (verdicts in {out}; "
+                       "--retry-failed retries them)")
+
 # %% ../../nbs/19_translator.cli.ipynb #f5ad8340
 @tests_cli.command('run')
 @resumable
@@ -507,7 +526,7 @@ def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, resu
                probe_timeout: float = _ProbeTimeoutOpt,
                tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
     "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
-    from benchnb.translator.acceptance import load_suites, run_suites, unanswered_targets
+    from benchnb.translator.acceptance import load_suites, run_suites
     _check_mode(mode)
     tmap = _targets(targets, url)
     if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
@@ -518,10 +537,7 @@ def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, resu
                             retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
                             normalized=norm, tests=tests, probe_timeout=probe_timeout or None)
     _report_verdicts(runs, rows, out, matrix)
-    if (silent := unanswered_targets(runs)) and len(silent) == len(tmap):
-        named = ', '.join(f"target {t!r} at {u}" for t, u in silent.items())
-        raise RunError(f"no query answered: every query sent to {named} failed (verdicts in {out}; "
-                       "--retry-failed retries them)")
+    _fail_if_none_answered(runs, len(tmap), out)
 
 # %% ../../nbs/19_translator.cli.ipynb #bbaf67d6
 _SuitesArg = typer.Argument(..., help="Suite ids whose queries the graph answers ('all': every suite).")

@@ -404,7 +404,7 @@ def _judge_response(resp: Any, q: Query, k: int, norm: dict[str, str], truth: se
     if use_xref: add_xref_aliases(norm, msg)
     return n, src, judge(ranked, truth, q.slots, k, norm, 'any' if anyb else binding)
 
-# %% ../../nbs/13_translator.evaluate.ipynb #f2b24d1e
+# %% ../../nbs/13_translator.evaluate.ipynb #9042a0e0
 def bad_score(results: Any) -> tuple[str, Any]|None:
     "The first score in `results` that is there but not a finite number (a string, NaN, Infinity): (field, value)."
     for i, r in enumerate(results if isinstance(results, list) else ()):
@@ -418,6 +418,7 @@ def bad_score(results: Any) -> tuple[str, Any]|None:
         if s is not None and _num(s) is None: return f"message.results[{i}].score", s
     return None
 
+# %% ../../nbs/13_translator.evaluate.ipynb #ff88a94b
 def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], k: int, norm: dict[str, str],
                truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str], list[tuple]]:
     "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored; malformed)."

@@ -136,7 +136,8 @@ def translator_k_note(table: pd.DataFrame, options: dict) -> str|None:
     if options.get('k') is not None: return f"k = {options['k']}"
     ks = table.attrs.get('k') or []
     if not ks: return None
-    return f"k = {ks[0]} (each target's largest)" if len(ks) == 1 else f"k = each target's largest ({', '.join(map(str, ks))})"
+    if len(ks) == 1: return f"k = {ks[0]} (each target's largest)"
+    return f"k = each target's largest ({', '.join(map(str, ks))})"
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #350fb5c7
 register_leaderboard('translator', translator_leaderboard, description="targets × metrics at k per benchmark",

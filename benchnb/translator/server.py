@@ -502,24 +502,26 @@ class CallbackPool:
     def __init__(self, workers: int=4, queue_size: int=64):
         self.workers, self.tasks, self.threads, self.lock = workers, queue.Queue(queue_size), [], threading.Lock()
 
-    def submit(self, fn) -> cf.Future|None:
-        "Queue `fn`; its Future, or None when the queue is full."
-        with self.lock:
-            if not self.threads:                # started on first use: most servers never call back
-                self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
-                                for _ in range(self.workers)]
-                for t in self.threads: t.start()
-        fut = cf.Future()
-        try: self.tasks.put_nowait((fut, fn))
-        except queue.Full: return None
-        return fut
-
     def _work(self):
         while True:
             fut, fn = self.tasks.get()
             if not fut.set_running_or_notify_cancel(): continue
             try: fut.set_result(fn())
             except BaseException as e: fut.set_exception(e)
+
+# %% ../../nbs/14_translator.server.ipynb #4bcd556b
+@patch
+def submit(self: CallbackPool, fn) -> cf.Future|None:
+    "Queue `fn`; its Future, or None when the queue is full."
+    with self.lock:
+        if not self.threads:
+            self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
+                            for _ in range(self.workers)]
+            for t in self.threads: t.start()
+    fut = cf.Future()
+    try: self.tasks.put_nowait((fut, fn))
+    except queue.Full: return None
+    return fut
 
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
 class BoundedStore(collections.OrderedDict):
@@ -950,7 +952,7 @@ def _job_response(state: ServerState, job_id: str) -> dict:
     if job is None or job['response'] is None: raise HTTPException(404, f"no response for job_id {job_id}")
     return job['response']
 
-# %% ../../nbs/14_translator.server.ipynb #0ec150a3
+# %% ../../nbs/14_translator.server.ipynb #4effb4c4
 async def _check_callback(state: ServerState, url: str):
     "400 naming `callback` when the state's callback policy refuses `url` (and the server calls back at all)."
     if not state.async_callback: return
@@ -958,6 +960,7 @@ async def _check_callback(state: ServerState, url: str):
         log.info("async query refused: callback %r %s", url, why)
         raise HTTPException(400, str(DataError(why, field='callback', value=url)))
 
+# %% ../../nbs/14_translator.server.ipynb #06701f76
 def _add_async_routes(app, state: ServerState, body_of):
     "`POST /asyncquery`, `GET /asyncquery_status/{job_id}` and `GET /asyncquery_response/{job_id}`."
     @app.post('/asyncquery')
