@@ -890,18 +890,48 @@ def make_app(state: ServerState):
     for add_routes in (_add_query_routes, _add_async_routes, _add_ars_routes): add_routes(app, state, body_of)
     return app
 
+# %% ../../nbs/14_translator.server.ipynb #ea8bfd71
+def _peer_checked(conn_cls: type, policy: CallbackPolicy) -> type:
+    "`conn_cls` (a urllib3 connection class) that refuses, before sending a byte, a peer the policy does not allow."
+    from urllib3.exceptions import NewConnectionError
+    class PeerChecked(conn_cls):
+        def _new_conn(self):
+            sock = super()._new_conn()
+            peer = sock.getpeername()[0]
+            if policy.allow_private or self.host.lower() in policy.names or policy.address_ok(peer): return sock
+            sock.close()
+            raise NewConnectionError(self, f"callback host {self.host} connected to {peer}, not a public address")
+    return PeerChecked
+
+# %% ../../nbs/14_translator.server.ipynb #c095048b
+def _policy_session(policy: CallbackPolicy):
+    "A requests Session for callbacks: no proxies from the environment, every connection's peer checked."
+    import requests
+    from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
+    class PolicyAdapter(requests.adapters.HTTPAdapter):
+        def init_poolmanager(self, *a, **kw):
+            super().init_poolmanager(*a, **kw)
+            self.poolmanager.pool_classes_by_scheme = {       # a new dict: urllib3's default is shared
+                s: type(p.__name__, (p,), {'ConnectionCls': _peer_checked(p.ConnectionCls, policy)})
+                for s, p in (('http', HTTPConnectionPool), ('https', HTTPSConnectionPool))}
+    s = requests.Session()
+    s.trust_env = False
+    for prefix in ('http://', 'https://'): s.mount(prefix, PolicyAdapter())
+    return s
+
 # %% ../../nbs/14_translator.server.ipynb #c9d2961f
 def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, timeout: tuple) -> tuple[int|None, int]:
-    "POST `response` to `url` (re-checked; no redirects or proxies), retrying on failure: (HTTP status, attempts)."
+    "POST `response` to `url` (re-checked, peer checked; no redirects or proxies), retrying: (HTTP status, attempts)."
     import requests
-    with requests.Session() as s:
-        s.trust_env = False
+    with _policy_session(policy) as s:
         for i in range(1, attempts + 1):
             if why := callback_problem(url, policy):           # the name may resolve elsewhere by now
                 log.warning("callback to %r not sent: %s", url, why)
                 return None, i
             try: code = s.post(url, json=response, timeout=timeout, allow_redirects=False).status_code
-            except requests.RequestException: code = None
+            except requests.RequestException as e:
+                code = None
+                log.warning("callback to %r failed: %s", url, e)
             if code is not None and code < 500: break
             if i < attempts: time.sleep(0.05)
     return code, i
