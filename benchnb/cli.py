@@ -114,7 +114,19 @@ def _usage_error(e: typer.TyperException) -> int:
     return getattr(e, 'exit_code', 2)
 
 # %% ../nbs/09_cli.ipynb #21ddb22f
+_STORAGE_ERRORS = {'IOException', 'OutOfMemoryException', 'PermissionException'}   # DuckDB's, module _duckdb
+
+def _storage_error(e: Exception) -> str|None:
+    "The first line of a database storage failure (DuckDB: disk full, file vanished, no permission), else None."
+    cls = type(e)
+    if cls.__module__.lstrip('_').split('.')[0] == 'duckdb' and cls.__name__ in _STORAGE_ERRORS:
+        return str(e).splitlines()[0] if str(e) else cls.__name__
+    return None
+
 def _internal_error(e: Exception) -> int:
+    if line := _storage_error(e):                # the database's own I/O error names its file: one line, exit 1
+        _say(f"error: {line}")
+        return EXIT_ERROR
     if os.environ.get('BENCHNB_DEBUG'): traceback.print_exc()
     _say(f"internal error: {type(e).__name__}: {e} (set BENCHNB_DEBUG=1 for the traceback)")
     return EXIT_ERROR

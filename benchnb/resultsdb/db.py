@@ -136,12 +136,27 @@ def __repr__(self: ResultsDB):
     flags = (', read_only' if self.read_only else '') + (', snapshot' if self.snapshot else '')
     return f"ResultsDB({str(self.path)!r}{flags})"
 
+# %% ../../nbs/40_resultsdb.db.ipynb #4b8b3610
+@contextlib.contextmanager
+def _writing(path: Path):
+    "A DuckDB storage failure while writing (disk full, a failed commit) becomes a `RunError` naming the database."
+    try: yield
+    except duckdb.InterruptException: raise KeyboardInterrupt from None
+    except (duckdb.IOException, duckdb.TransactionException, duckdb.OutOfMemoryException) as e:
+        why = str(e).splitlines()[0]
+        raise RunError(f"cannot write the results database ({why}); what was recorded before is kept", file=path) from None
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    "ROLLBACK, if a transaction is still open (a failed COMMIT has ended it)."
+    try: con.execute("ROLLBACK")
+    except duckdb.TransactionException: pass
+
 # %% ../../nbs/40_resultsdb.db.ipynb #032a787c
 @patch
 def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
     "Record run `run_id` (status 'running') with its manifest and client; a rerun of the same id keeps its start time."
     manifest = {**(manifest or {}), 'client': client_identity()}
-    with self._lock, ctrl_c_deferred():
+    with self._lock, ctrl_c_deferred(), _writing(self.path):
         self.con.execute("INSERT INTO runs VALUES (?, ?, NULL, 'running', ?) ON CONFLICT (run_id) DO UPDATE SET "
                          "status='running', finished_at=NULL, manifest=excluded.manifest",
                          [run_id, _now(), _json(manifest)])
@@ -150,7 +165,7 @@ def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
 @patch
 def finish_run(self: ResultsDB, run_id: str, status: str) -> None:
     "Stamp run `run_id` finished with `status` ('done', 'failed', ...)."
-    with self._lock, ctrl_c_deferred():
+    with self._lock, ctrl_c_deferred(), _writing(self.path):
         n = self.con.execute("UPDATE runs SET finished_at=?, status=? WHERE run_id=? RETURNING run_id",
                              [_now(), status, run_id]).fetchall()
     if not n: raise RunError("no such run in the results database", file=self.path, value=run_id)
@@ -241,14 +256,14 @@ def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict],
     row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
     of = _observation_frame(run_id, unit, observations) if observations else None
     itv = _interval_frame(run_id, unit, of) if observations else None
-    with self._lock, ctrl_c_deferred():
+    with self._lock, ctrl_c_deferred(), _writing(self.path):
         con = self.con
         con.execute("BEGIN TRANSACTION")
         try:
             written = _write_unit(con, row, mf, of, itv)
             con.execute("COMMIT" if written else "ROLLBACK")
         except BaseException:
-            con.execute("ROLLBACK")
+            _rollback(con)
             raise
     return written
 
