@@ -281,3 +281,24 @@ def test_sweep_stopped_by_a_signal_to_its_group_says_one_line(tmp_path, sig, cod
     assert 'benchnb: units: 0/6 unit' in err, err                           # progress lines off a terminal
     assert err.strip().splitlines()[-1].startswith(said), err
     assert db_tables(tmp_path/'res')[2].status.tolist() == ['interrupted']
+
+
+def test_full_disk_during_results_import_is_one_line(tmp_path):
+    "DuckDB's own write failure (its WAL cannot grow: RLIMIT_FSIZE stands in for a full disk) is one line naming the database."
+    import resource
+    from benchnb.core import family_named, load_families
+    load_families()
+    files = family_named('translator').demo.make(tmp_path/'runs')
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))
+    r = subprocess.run([*CMD, 'results', 'import', str(tmp_path/'db'), *map(str, files)], preexec_fn=small_files,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert 'cannot write the results database (' in r.stderr and 'results.duckdb' in r.stderr, r.stderr
+    assert 'internal error' not in r.stderr and 'rollback' not in r.stderr
+    r = subprocess.run([*CMD, 'results', 'import', str(tmp_path/'db'), *map(str, files)], capture_output=True, text=True,
+                       timeout=300)                     # space again: the same command completes what is missing
+    assert r.returncode == 0, r.stderr
+    from benchnb.resultsdb.db import ResultsDB
+    with ResultsDB(tmp_path/'db', read_only=True) as db: assert len(db.units(status='done')) == 3
