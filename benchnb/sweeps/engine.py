@@ -18,8 +18,8 @@ from .plan import Plan, Unit, unit_kinds, unit_record
 # %% auto #0
 __all__ = ['BLAS_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file', 'execute_unit',
            'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise', 'quiet_gather_noise',
-           'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep',
-           'slurm_cluster', 'kubernetes_cluster_spec']
+           'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id',
+           'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -169,6 +169,19 @@ def quiet_gather_noise():
         log = logging.getLogger(name)
         if not any(isinstance(f, GatherNoise) for f in log.filters): log.addFilter(GatherNoise())
 
+# %% ../../nbs/42_sweeps.engine.ipynb #2738fca9
+def _ignore_sigint(dask_worker=None):
+    "Ignore SIGINT in this (worker) process; off the main thread nothing can be done."
+    try: signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError: pass
+
+def ignore_ctrl_c_on_workers(client) -> None:
+    "Every present and future worker of `client`'s cluster ignores SIGINT (the client stops them itself)."
+    from distributed.diagnostics.plugin import WorkerPlugin
+    plugin = type('IgnoreCtrlC', (WorkerPlugin,), {'name': 'benchnb-ignore-ctrl-c',
+                                                    'setup': lambda self, worker: _ignore_sigint(worker)})
+    client.register_plugin(plugin())
+
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
 log = get_logger('sweeps.engine')
 
@@ -189,7 +202,9 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
     quiet_gather_noise()
     if scheduler is not None: return _connect(scheduler)
     cluster, n = _start_local(workers or available_cores(), dashboard, resources, memory_limit)
-    with client_env_kept(): return ClusterInfo(Client(cluster), cluster, n, blas_threads(n))
+    with client_env_kept(): client = Client(cluster)
+    ignore_ctrl_c_on_workers(client)
+    return ClusterInfo(client, cluster, n, blas_threads(n))
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
