@@ -104,3 +104,17 @@ def test_evaluate_command_imports(tmp_path):
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
     assert r.stdout.strip().splitlines()[-1] == '0 []', r.stdout + r.stderr
     assert (tmp_path/'m'/'30_tiles'/'toy'/'results.csv').exists()
+
+
+def test_numba_builds_cached_apart(tmp_path):
+    "The one-thread and the parallel build of a kernel have their own numba cache entries (on 95c86ea they shared one:"
+    " the build compiled first was loaded for both, so the parallel kernel could run on one thread)."
+    import subprocess, sys
+    code = ("import numpy as np; from benchnb.plism.kernel import _kernels; k = _kernels()\n"
+            "g, th = np.zeros((4, 8), np.float32), np.zeros((4, 2), np.float32)\n"
+            "for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((4, 2), np.int32))\n"
+            "s = k.self_parallel.stats; print(sum(s.cache_misses.values()), sum(s.cache_hits.values()))")
+    env = {**os.environ, 'NUMBA_CACHE_DIR': str(tmp_path)}
+    run = lambda: subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
+    assert run().stdout.split() == ['1', '0']       # a fresh cache: the parallel build is compiled, not loaded
+    assert run().stdout.split() == ['0', '1']       # then loaded from its own entry

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/32_plism.kernel.ipynb #4f66ca9d
 from __future__ import annotations
-import contextlib, math, os, threading
+import contextlib, math, os, threading, types
 from dataclasses import dataclass
 from functools import cache, partial
 from types import SimpleNamespace
@@ -294,14 +294,20 @@ _KERNEL_LOCK = threading.Lock()
 _NUMPY_MAX = 1 << 18              # blocks up to this many values: numpy alone (a 460-tile slide is 211,600)
 _SERIAL = 1 << 20                 # blocks below this many values: one thread (a parallel launch costs more)
 
+def _one_thread(f):
+    "A copy of `f` named `<name>_one_thread`: numba caches its one-thread build apart from the parallel build of `f`."
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + '_one_thread', f.__defaults__, f.__closure__)
+    g.__qualname__, g.__doc__ = f.__qualname__ + '_one_thread', f.__doc__
+    return g
+
 @cache
 def _kernels() -> SimpleNamespace:
     "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache on first use."
     import numba
     globals().update(prange=numba.prange, _count_above=numba.njit(cache=_CACHE, inline='always')(_count_above))
     par, ser = partial(numba.njit, parallel=True, cache=_CACHE), partial(numba.njit, cache=_CACHE)
-    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_self_block_counts),
-                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_cross_block_counts),
+    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_one_thread(_self_block_counts)),
+                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_one_thread(_cross_block_counts)),
                            threads=numba.get_num_threads)
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
