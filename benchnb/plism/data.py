@@ -192,7 +192,7 @@ def _check_slide_set(found: dict, root: Path, official: bool):
         log.warning("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
 
 # %% ../../nbs/30_plism.data.ipynb #38d17b00
-def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
+def read_features(path: str|os.PathLike, mmap: bool=True, check_order: bool=True) -> np.ndarray:
     "The raw `(n, 3 + d)` float32 features array of one slide, checked for format (memory-mapped by default)."
     path = Path(path)
     try: arr = np.load(path, mmap_mode='r' if mmap else None, allow_pickle=False)
@@ -204,7 +204,7 @@ def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
     if arr.ndim != 2 or arr.shape[1] < 4:
         raise PlismDataError("features must have shape (n_tiles, 3 + d) with d >= 1 (columns level, x, y, features)",
                              file=path, field='shape', value=arr.shape)
-    _check_xy_order(arr, path)
+    if check_order: _check_xy_order(arr, path)       # reads every row's coordinates: skipped for a shape only
     return arr
 
 # %% ../../nbs/30_plism.data.ipynb #e4e9ed9d

@@ -384,7 +384,7 @@ def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:
     from benchnb.plism.data import PlismDataError
     first = read_features(files[ids[0]])
     for s in ids[1:]:
-        if (w := read_features(files[s]).shape[1]) != first.shape[1]:
+        if (w := read_features(files[s], check_order=False).shape[1]) != first.shape[1]:   # evaluation checks
             raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}",
                                  file=files[s], field='shape')
     return first
