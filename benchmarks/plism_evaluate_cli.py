@@ -20,7 +20,7 @@ def one_run(tree: Path, features: Path, metrics: Path, n_tiles: str) -> tuple[fl
     args = ['plism', 'evaluate', '--extractor', 'bench', '--features-dir', str(features), '--metrics-dir', str(metrics),
             '--n-tiles', n_tiles, '--overwrite']
     before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run([sys.executable, '-c', code, *args], env=env, check=True, capture_output=True)
+    subprocess.run([sys.executable, '-c', code, *args], env=env, check=True, capture_output=True, cwd=tree)  # not ours
     wall, after = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
