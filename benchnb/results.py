@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from .core import DataError
 
@@ -37,6 +36,7 @@ class MetricResult:
 # %% ../nbs/00a_results.ipynb #4efa34ba
 def results_table(results: Iterable[MetricResult|dict], **context) -> pd.DataFrame:
     "Tidy table of `results` with `context` columns first, then metric, value, one column per param, params."
+    import pandas as pd                   # here, not at import: commands that only format numbers start faster
     rows = []
     for r in results:
         d = r.to_dict() if isinstance(r, MetricResult) else dict(r)
@@ -83,6 +83,7 @@ def format_mean_std_median_iqr(values: Sequence[float]) -> str:
 # %% ../nbs/00a_results.ipynb #8c056e1e
 def aggregate_results(results: Iterable[MetricResult]|pd.DataFrame, by: Sequence[str]=(), ddof: int=1) -> pd.DataFrame:
     "Group by `by` context columns + metric + params: n, mean, std (`ddof`), and the raw values."
+    import pandas as pd
     t = results if isinstance(results, pd.DataFrame) else results_table(results)
     cols = [*by, 'metric', 'params', 'n', 'mean', 'std', 'values']
     if t.empty: return pd.DataFrame(columns=cols)

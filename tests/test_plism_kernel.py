@@ -1,4 +1,6 @@
 "PLISM rank kernel: every available backend against the naive definition, on shapes and data that stress it."
+import os
+
 import numpy as np
 import pytest
 
@@ -84,3 +86,35 @@ def test_cupy_is_lazy():
     code = ("import sys; from benchnb.plism.kernel import twin_ranks, hard_slides; from benchnb.plism import evaluate; "
             "list(twin_ranks(hard_slides(2, 10, 3), [('s0', 's1')])); print('cupy' in sys.modules)")
     assert subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True).stdout.strip() == 'False'
+
+
+def test_evaluate_command_imports(tmp_path):
+    "`benchnb plism evaluate` on a small CPU run imports neither pandas, numba nor torch (start-up is most of its time)."
+    import subprocess, sys
+    from benchnb.plism.data import features_path, slide_id, write_features
+    coords = np.array([[16, x, y] for x in range(6) for y in range(5)], np.float32)
+    ids = [slide_id(st, sc) for st in ('GM', 'GV') for sc in ('P', 'SQ')]
+    for sid, f in zip(ids, hard_slides(n_slides=4, n=30, d=8, seed=2).values()):
+        write_features(features_path(tmp_path/'f', 'toy', sid), coords, f)
+    code = ("import sys; from benchnb.cli import main\n"
+            f"code = main(['plism', 'evaluate', '--extractor', 'toy', '--features-dir', {str(tmp_path/'f')!r}, "
+            f"'--metrics-dir', {str(tmp_path/'m')!r}, '--n-tiles', 'all', '--top-k', '1', '3', '5', '10'])\n"
+            "print(code, [m for m in ('pandas', 'numba', 'torch') if m in sys.modules])")
+    env = {**os.environ, 'BENCHNB_PROGRESS': '0'}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
+    assert r.stdout.strip().splitlines()[-1] == '0 []', r.stdout + r.stderr
+    assert (tmp_path/'m'/'30_tiles'/'toy'/'results.csv').exists()
+
+
+def test_numba_builds_cached_apart(tmp_path):
+    "The one-thread and the parallel build of a kernel have their own numba cache entries (on 95c86ea they shared one:"
+    " the build compiled first was loaded for both, so the parallel kernel could run on one thread)."
+    import subprocess, sys
+    code = ("import numpy as np; from benchnb.plism.kernel import _kernels; k = _kernels()\n"
+            "g, th = np.zeros((4, 8), np.float32), np.zeros((4, 2), np.float32)\n"
+            "for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((4, 2), np.int32))\n"
+            "s = k.self_parallel.stats; print(sum(s.cache_misses.values()), sum(s.cache_hits.values()))")
+    env = {**os.environ, 'NUMBA_CACHE_DIR': str(tmp_path)}
+    run = lambda: subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
+    assert run().stdout.split() == ['1', '0']       # a fresh cache: the parallel build is compiled, not loaded
+    assert run().stdout.split() == ['0', '1']       # then loaded from its own entry

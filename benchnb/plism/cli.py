@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import List, Optional
 
-import pandas as pd
 import typer
 
 import re
@@ -98,13 +97,13 @@ def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_di
 
 # %% ../../nbs/39_plism.cli.ipynb #35d4034a
 def _show(out: Path):
-    from benchnb.plism.evaluate import leaderboard_score
+    from benchnb.plism.evaluate import leaderboard_score, read_results, results_text
     if not (out/'results.csv').exists():
         typer.echo(f"recorded pairs in {out}")
         return
-    res = pd.read_csv(out/'results.csv', index_col=0)
-    typer.echo(f"{out/'results.csv'}\n{res.to_string()}")
-    if 'top_10_accuracy' in res: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
+    res = read_results(out/'results.csv')                 # no pandas: a small evaluation stays instant
+    typer.echo(f"{out/'results.csv'}\n{results_text(res)}")
+    if 'top_10_accuracy' in res['all']: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
 
 # %% ../../nbs/39_plism.cli.ipynb #0089b69c
 @cli.command('merge', context_settings=_EXTRA, epilog=example(
@@ -133,6 +132,7 @@ def results_cmd(ctx: typer.Context,
             top_k: List[str] = typer.Option([], help="k values (default: every top_k column present)."),
             out: Optional[Path] = typer.Option(None, help="Also write the table here (results.csv format).")):
     "Aggregate a metrics.csv into the results table (mean (std) ; median (iqr) per category)."
+    import pandas as pd
     from benchnb.plism.evaluate import get_results
     from benchnb.runs import atomic_write
     if not metrics_csv.exists(): raise ConfigError("metrics file not found", file=metrics_csv)

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-import pandas as pd
 
 from fastcore.basics import patch
 
@@ -19,8 +18,8 @@ from ..core import ConfigError, DataError, get_logger, progress, resource_path
 # %% auto #0
 __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'REFERENCE', 'CATEGORIES',
            'PLISM_REPO', 'PLISM_PATTERN', 'PlismDataError', 'slide_id', 'official_slide_ids', 'parse_slide_id',
-           'pair_category', 'slide_pairs', 'pairs_table', 'category_mask', 'parse_n_tiles', 'upstream_subset',
-           'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files', 'read_features',
+           'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles',
+           'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files', 'read_features',
            'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block', 'parse_tile_id',
            'PlismTiles', 'download_plism', 'find_h5_slides', 'render_tile', 'make_synthetic_slides']
 
@@ -76,18 +75,24 @@ def slide_pairs(slide_ids: Iterable[str]) -> list[tuple[str, str]]:
     return list(combinations(ids, 2))
 
 # %% ../../nbs/30_plism.data.ipynb #dea82a32
-def pairs_table(slide_ids: Iterable[str]) -> pd.DataFrame:
-    "One row per pair: slide_a, staining_a, scanner_a, slide_b, staining_b, scanner_b, category."
+def pair_rows(slide_ids: Iterable[str]) -> list[dict]:
+    "One dict per pair: slide_a, staining_a, scanner_a, slide_b, staining_b, scanner_b, category."
     rows = []
     for a, b in slide_pairs(slide_ids):
         (st_a, sc_a), (st_b, sc_b) = parse_slide_id(a), parse_slide_id(b)
         rows.append(dict(slide_a=a, staining_a=st_a, scanner_a=sc_a, slide_b=b, staining_b=st_b, scanner_b=sc_b,
                          category=pair_category(a, b)))
-    return pd.DataFrame(rows)
+    return rows
+
+def pairs_table(slide_ids: Iterable[str]) -> pd.DataFrame:
+    "`pair_rows` as a pandas table."
+    import pandas as pd
+    return pd.DataFrame(pair_rows(slide_ids))
 
 # %% ../../nbs/30_plism.data.ipynb #5f886326
 def category_mask(table: pd.DataFrame, category: str) -> pd.Series:
     "Rows of a pairs/metrics table (with staining_* and scanner_* columns) in `category`."
+    import pandas as pd
     same_st, same_sc = table.staining_a == table.staining_b, table.scanner_a == table.scanner_b
     masks = {'inter-scanner': same_st, 'inter-staining': same_sc,
              'inter-scanner, inter-staining': ~same_st & ~same_sc,
@@ -95,6 +100,15 @@ def category_mask(table: pd.DataFrame, category: str) -> pd.Series:
     if category not in masks:
         raise ConfigError(f"unknown pair category (known: {', '.join(CATEGORIES)})", field='category', value=category)
     return masks[category]
+
+def in_category(row: dict, category: str) -> bool:
+    "Whether one pair/metrics row (a dict with staining_* and scanner_* keys) is in `category`."
+    same_st, same_sc = row['staining_a'] == row['staining_b'], row['scanner_a'] == row['scanner_b']
+    ins = {'inter-scanner': same_st, 'inter-staining': same_sc,
+           'inter-scanner, inter-staining': not (same_st or same_sc), 'all': True}
+    if category not in ins:
+        raise ConfigError(f"unknown pair category (known: {', '.join(CATEGORIES)})", field='category', value=category)
+    return ins[category]
 
 # %% ../../nbs/30_plism.data.ipynb #828c9c31
 def parse_n_tiles(n_tiles: int|str|None) -> int|str:
@@ -178,7 +192,7 @@ def _check_slide_set(found: dict, root: Path, official: bool):
         log.warning("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
 
 # %% ../../nbs/30_plism.data.ipynb #38d17b00
-def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
+def read_features(path: str|os.PathLike, mmap: bool=True, check_order: bool=True) -> np.ndarray:
     "The raw `(n, 3 + d)` float32 features array of one slide, checked for format (memory-mapped by default)."
     path = Path(path)
     try: arr = np.load(path, mmap_mode='r' if mmap else None, allow_pickle=False)
@@ -190,7 +204,7 @@ def read_features(path: str|os.PathLike, mmap: bool=True) -> np.ndarray:
     if arr.ndim != 2 or arr.shape[1] < 4:
         raise PlismDataError("features must have shape (n_tiles, 3 + d) with d >= 1 (columns level, x, y, features)",
                              file=path, field='shape', value=arr.shape)
-    _check_xy_order(arr, path)
+    if check_order: _check_xy_order(arr, path)       # reads every row's coordinates: skipped for a shape only
     return arr
 
 # %% ../../nbs/30_plism.data.ipynb #e4e9ed9d

@@ -4,26 +4,26 @@
 
 # %% ../../nbs/33_plism.evaluate.ipynb #4230637f
 from __future__ import annotations
-import hashlib, json, os, time
+import csv, hashlib, json, os, time
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
-import pandas as pd
 from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, RunDir, atomic_write, now_iso, write_json
-from .data import (CATEGORIES, category_mask, find_feature_files, load_slide_features, n_tiles_label,
-    pairs_table, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
+from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
+    n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
 
 # %% auto #0
-__all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'get_results',
-           'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit', 'recorded_pairs',
-           'load_normalized', 'compute_metrics', 'BatchedRecords', 'merge_metrics', 'tiles_folder', 'leaderboard',
-           'plot_distributions', 'slide_table', 'plot_slide_heatmap', 'check_inputs']
+__all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'results_cells',
+           'get_results', 'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit',
+           'recorded_pairs', 'load_normalized', 'compute_metrics', 'BatchedRecords', 'merge_metrics', 'write_csv',
+           'read_results', 'results_text', 'tiles_folder', 'leaderboard', 'plot_distributions', 'slide_table',
+           'plot_slide_heatmap', 'check_inputs']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
@@ -44,17 +44,25 @@ def parse_top_k(top_k: Sequence[int|str]|str|None) -> list[int]:
         raise ConfigError("top-k values must be positive integers", field='top_k', value=top_k)
     return list(dict.fromkeys(int(i) for i in items))
 
+# %% ../../nbs/33_plism.evaluate.ipynb #adb3f076
+def results_cells(metrics: Sequence[dict], top_k: Sequence[int]) -> dict[str, dict[str, str]]:
+    "category → metric column → `mean (std) ; median (iqr)` ('n/a' for a category without pairs), from metric rows."
+    cols = metric_columns(top_k)
+    out = {}
+    for cat in CATEGORIES:
+        sub = [m for m in metrics if in_category(m, cat)]
+        out[cat] = {c: format_mean_std_median_iqr([m[c] for m in sub]) if sub else 'n/a' for c in cols}
+    return out
+
 # %% ../../nbs/33_plism.evaluate.ipynb #b875f74a
 def get_results(metrics: pd.DataFrame, top_k: Sequence[int]) -> pd.DataFrame:
     "The results table: categories × metrics, cells `mean (std) ; median (iqr)`."
-    cols = metric_columns(top_k)
-    missing = [c for c in cols + ['staining_a', 'staining_b', 'scanner_a', 'scanner_b'] if c not in metrics]
+    import pandas as pd
+    cols, sides = metric_columns(top_k), ['staining_a', 'staining_b', 'scanner_a', 'scanner_b']
+    missing = [c for c in cols + sides if c not in metrics]
     if missing:
         raise DataError(f"metrics table lacks column(s) {missing}", field='columns', value=list(metrics.columns))
-    rows = {}
-    for cat in CATEGORIES:
-        sub = metrics.loc[category_mask(metrics, cat), cols]
-        rows[cat] = {c: format_mean_std_median_iqr(sub[c]) if len(sub) else 'n/a' for c in cols}
+    rows = results_cells(metrics[cols + sides].to_dict('records'), top_k)
     return pd.DataFrame.from_dict(rows, orient='index', columns=cols)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #7ae8e94a
@@ -70,9 +78,10 @@ def median_part(cell: str) -> float:
         raise DataError("cell is not 'mean (std) ; median (iqr)'", field='cell', value=cell)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #22aa2106
-def leaderboard_score(results: pd.DataFrame) -> dict[str, float]:
-    "The four median parts and the leaderboard metric (their mean, rounded to 3) of a results table."
-    out = {name: median_part(results.loc[row, col]) for name, (row, col) in LEADERBOARD_CELLS.items()}
+def leaderboard_score(results: pd.DataFrame|dict) -> dict[str, float]:
+    "The four median parts and the leaderboard metric (their mean, rounded to 3) of a results table (or its rows)."
+    cell = (lambda r, c: results.loc[r, c]) if hasattr(results, 'loc') else (lambda r, c: results[r][c])
+    out = {name: median_part(cell(row, col)) for name, (row, col) in LEADERBOARD_CELLS.items()}
     out['leaderboard'] = round(float(np.mean(list(out.values()))), 3)
     return out
 
@@ -230,13 +239,11 @@ def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #c53abc2e
-def _pairs_with_paths(ids: list[str], files: dict[str, Path]) -> tuple[pd.DataFrame, list[str]]:
-    "(`pairs_table(ids)` with features_path_a/_b columns, the unit of each row)."
-    table = pairs_table(ids)
-    units = [pair_unit(a, b) for a, b in zip(table.slide_a, table.slide_b)]
-    table['features_path_a'] = [str(files[s]) for s in table.slide_a]
-    table['features_path_b'] = [str(files[s]) for s in table.slide_b]
-    return table, units
+def _pairs_with_paths(ids: list[str], files: dict[str, Path]) -> tuple[list[dict], list[str]]:
+    "(`pair_rows(ids)` with features_path_a/_b, the unit of each row)."
+    table = [{**r, 'features_path_a': str(files[r['slide_a']]), 'features_path_b': str(files[r['slide_b']])}
+             for r in pair_rows(ids)]
+    return table, [pair_unit(r['slide_a'], r['slide_b']) for r in table]
 
 # %% ../../nbs/33_plism.evaluate.ipynb #84227c7f
 def _check_recorded(rec: dict, units: list[str], cache: Path):
@@ -247,21 +254,51 @@ def _check_recorded(rec: dict, units: list[str], cache: Path):
                        "run the remaining shards", file=cache)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #f8d076a2
-def _metrics_table(table: pd.DataFrame, units: list[str], rec: dict, top_k: list[int]) -> tuple:
-    "(metrics table in upstream's columns and order, every recorded number per pair)."
-    extra = pd.DataFrame([{k: v for k, v in rec[u].items() if k not in ('unit', 'status', 'time')} for u in units])
-    metrics = pd.concat([table[PAIR_COLUMNS], extra[metric_columns(top_k)]], axis=1)
-    return metrics.sort_values(['features_path_a', 'features_path_b']), extra
+def _metrics_table(table: list[dict], units: list[str], rec: dict, top_k: list[int]) -> tuple[list[dict], list[dict]]:
+    "(metric rows in upstream's columns and order, every recorded number per pair)."
+    extra = [{k: v for k, v in rec[u].items() if k not in ('unit', 'status', 'time')} for u in units]
+    cols = metric_columns(top_k)
+    metrics = [{**{c: t[c] for c in PAIR_COLUMNS}, **{c: x[c] for c in cols}} for t, x in zip(table, extra)]
+    return sorted(metrics, key=lambda m: (m['features_path_a'], m['features_path_b'])), extra
+
+# %% ../../nbs/33_plism.evaluate.ipynb #57205db8
+def _csv_cell(v) -> str:
+    if v is None or (isinstance(v, float) and v != v): return ''
+    return repr(float(v)) if isinstance(v, float) else str(v)
+
+def write_csv(f, rows: Sequence[dict]):
+    "`rows` as CSV laid out as pandas' `to_csv(index=False)`: every key (first seen first), floats by repr, NaN empty."
+    cols = list(dict.fromkeys(k for r in rows for k in r))
+    w = csv.writer(f, lineterminator='\n')
+    w.writerow(cols)
+    w.writerows([_csv_cell(r.get(c)) for c in cols] for r in rows)
+
+# %% ../../nbs/33_plism.evaluate.ipynb #6cd24ac0
+def read_results(path: str|os.PathLike) -> dict[str, dict[str, str]]:
+    "A results.csv as {category: {column: cell}}."
+    with open(path, newline='', encoding='utf-8') as f: rows = list(csv.reader(f))
+    return {r[0]: dict(zip(rows[0][1:], r[1:])) for r in rows[1:]}
+
+def results_text(results: dict[str, dict[str, str]]) -> str:
+    "The rows as pandas' `DataFrame.to_string` prints them: categories left-aligned, cells right-aligned."
+    cols = list(next(iter(results.values())))
+    w0 = max(map(len, results))
+    ws = [max([len(c)] + [len(r[c]) + 1 for r in results.values()]) for c in cols]   # pandas: a space before a cell
+    lines = [' ' * w0 + ''.join(f" {c:>{w}}" for c, w in zip(cols, ws))]
+    lines += [f"{k:<{w0}}" + ''.join(f" {r[c]:>{w}}" for c, w in zip(cols, ws)) for k, r in results.items()]
+    return '\n'.join(lines)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #0956ac06
-def _write_outputs(out: Path, manifest: dict, config: dict, table: pd.DataFrame, extra: pd.DataFrame,
-                   metrics: pd.DataFrame, top_k: list[int]):
+def _write_outputs(out: Path, manifest: dict, config: dict, table: list[dict], extra: list[dict],
+                   metrics: list[dict], top_k: list[int]):
     "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`."
     with RunDir(out, manifest, kind='plism-evaluate'):
-        with atomic_write(out/'metrics.csv') as f: metrics.to_csv(f, index=False)
-        with atomic_write(out/'results.csv') as f: get_results(metrics, top_k).to_csv(f, index=True)
-        details = pd.concat([table[['slide_a', 'slide_b', 'category']], extra], axis=1)
-        with atomic_write(out/'pair_details.csv') as f: details.to_csv(f, index=False)
+        with atomic_write(out/'metrics.csv') as f: write_csv(f, metrics)
+        res = [{'': cat, **cells} for cat, cells in results_cells(metrics, top_k).items()]
+        with atomic_write(out/'results.csv') as f: write_csv(f, res)
+        details = [{'slide_a': t['slide_a'], 'slide_b': t['slide_b'], 'category': t['category'], **x}
+                   for t, x in zip(table, extra)]
+        with atomic_write(out/'pair_details.csv') as f: write_csv(f, details)
         write_json(out/'evaluate.json', config)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #e7cfc78c
@@ -277,6 +314,7 @@ def tiles_folder(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> st
 # %% ../../nbs/33_plism.evaluate.ipynb #2ea7ebac
 def leaderboard(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> pd.DataFrame:
     "One row per evaluated extractor: the four median parts and the leaderboard metric, best first."
+    import pandas as pd
     label = tiles_folder(metrics_dir, n_tiles)
     rows = []
     for f in sorted((Path(metrics_dir)/label).glob('*/results.csv')):
@@ -304,6 +342,7 @@ def plot_distributions(metrics: pd.DataFrame, columns: Sequence[str]|None=None):
 # %% ../../nbs/33_plism.evaluate.ipynb #51f2e173
 def slide_table(metrics: pd.DataFrame, column: str='top_10_accuracy') -> pd.DataFrame:
     "Staining × scanner table of each slide's mean `column` over its pairs."
+    import pandas as pd
     sides = [metrics[[f'staining_{s}', f'scanner_{s}', column]].set_axis(['staining', 'scanner', column], axis=1)
              for s in 'ab']
     long = pd.concat(sides)
@@ -345,7 +384,7 @@ def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:
     from benchnb.plism.data import PlismDataError
     first = read_features(files[ids[0]])
     for s in ids[1:]:
-        if (w := read_features(files[s]).shape[1]) != first.shape[1]:
+        if (w := read_features(files[s], check_order=False).shape[1]) != first.shape[1]:   # evaluation checks
             raise PlismDataError(f"has {w - 3} feature columns but {files[ids[0]]} has {first.shape[1] - 3}",
                                  file=files[s], field='shape')
     return first

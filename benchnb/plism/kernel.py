@@ -4,7 +4,7 @@
 
 # %% ../../nbs/32_plism.kernel.ipynb #4f66ca9d
 from __future__ import annotations
-import contextlib, math, os, threading
+import contextlib, math, os, sys, threading, types
 from dataclasses import dataclass
 from functools import cache, partial
 from types import SimpleNamespace
@@ -294,14 +294,21 @@ _KERNEL_LOCK = threading.Lock()
 _NUMPY_MAX = 1 << 18              # blocks up to this many values: numpy alone (a 460-tile slide is 211,600)
 _SERIAL = 1 << 20                 # blocks below this many values: one thread (a parallel launch costs more)
 
+def _one_thread(f):
+    "A copy of `f` named `<name>_one_thread`: numba caches its one-thread build apart from the parallel build of `f`."
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + '_one_thread', f.__defaults__, f.__closure__)
+    g.__qualname__, g.__doc__ = f.__qualname__ + '_one_thread', f.__doc__
+    return g
+
 @cache
 def _kernels() -> SimpleNamespace:
     "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache on first use."
+    os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # read when numba starts OpenMP: idle threads sleep, not spin
     import numba
     globals().update(prange=numba.prange, _count_above=numba.njit(cache=_CACHE, inline='always')(_count_above))
     par, ser = partial(numba.njit, parallel=True, cache=_CACHE), partial(numba.njit, cache=_CACHE)
-    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_self_block_counts),
-                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_cross_block_counts),
+    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_one_thread(_self_block_counts)),
+                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_one_thread(_cross_block_counts)),
                            threads=numba.get_num_threads)
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
@@ -320,7 +327,7 @@ def self_block(self: NumpyBackend, g, r0: int, th):
     if self.xp is not np: return Backend.self_block(self, g, r0, th)
     if g.size <= _NUMPY_MAX: return _self_block_small(g, r0, th)
     k, out, th = _kernels(), np.empty(th.shape, np.int32), np.ascontiguousarray(th)
-    if g.size < _SERIAL: k.self_serial(g, r0, th, out)
+    if g.size < _SERIAL or k.threads() == 1: k.self_serial(g, r0, th, out)
     else:
         with _KERNEL_LOCK: k.self_parallel(g, r0, th, out)
     return out
@@ -408,6 +415,17 @@ def _blas_threads_per_worker(workers: int, small: bool=False):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(1 if small else max(1, (os.cpu_count() or 1) // workers), user_api='blas')
 
+# %% ../../nbs/32_plism.kernel.ipynb #50ff29ef
+def _caller_numba_threads(fn):
+    "`fn`, run in another thread with the numba thread count of this one (no-op until numba is imported)."
+    nb = sys.modules.get('numba')
+    if nb is None: return fn
+    n = nb.get_num_threads()
+    def run(unit):
+        nb.set_num_threads(n)
+        return fn(unit)
+    return run
+
 # %% ../../nbs/32_plism.kernel.ipynb #74910b33
 def _put_slides(be: Backend, features: Mapping[str, np.ndarray], slides: list[str], normalized: bool) -> dict:
     "slide → its unit-norm features on the backend; `DataError` if the slides differ in number of tiles."
@@ -446,9 +464,11 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     # (pairs come as they finish)
     small = isinstance(be, NumpyBackend) and be.xp is np and len(next(iter(full.values()))) ** 2 <= _NUMPY_MAX
     with _blas_threads_per_worker(workers, small):
-        self_terms = interruptible_map(partial(_self_term, be, sims, th, partners), slides, workers)
+        self_terms = interruptible_map(_caller_numba_threads(partial(_self_term, be, sims, th, partners)), slides,
+                                       workers)
         selfc = {k: v for _, d in self_terms for k, v in d.items()}
-        for _, r in interruptible_map(partial(_pair_ranks, be, sims, th, selfc), pairs, workers): yield r
+        pair_ranks = _caller_numba_threads(partial(_pair_ranks, be, sims, th, selfc))
+        for _, r in interruptible_map(pair_ranks, pairs, workers): yield r
 
 # %% ../../nbs/32_plism.kernel.ipynb #10b9d00b
 def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:
