@@ -286,7 +286,7 @@ def _pair_tile(P: tuple, cand: tuple, rows: slice, cols: slice):
 
 # %% ../../nbs/20_cells.metrics.ipynb #a963ce45
 def _pass_order(i0: int, n: int, cols: int, knn: bool) -> list[int]:
-    "Column tiles for the row block at i0: its own first (a tight kNN bound early), then the rest (j ≥ i0 only if not `knn`)."
+    "Column tiles for the row block at i0: its own first (a tight kNN bound early), then the rest (if `knn`)."
     own = i0 // cols * cols
     return [*range(own, n, cols), *(range(0, own, cols) if knn else [])]
 
