@@ -15,8 +15,8 @@ from scipy.sparse.csgraph import connected_components
 
 from ..core import DataError, get_logger, progress
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
-    graph_connectivity, isolated_labels, knn_and_silhouette, label_distance_sums, silhouette_from_sums, umap_connectivities,
-    register_metric, _device, _torch_device)
+    graph_connectivity, isolated_labels, label_distance_sums, silhouette_from_sums, umap_connectivities,
+    register_metric, knn_and_silhouette, _device, _torch_device)
 from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
 
 log = get_logger('cells.scib')
