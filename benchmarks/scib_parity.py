@@ -13,7 +13,9 @@ interpreter **both ways**: `exact` (given those neighbours through `bm.prepare(n
 diffusion-space search made exact too; per metric timed alone, warm) and `pynndescent` (its default run, what a
 user times). Printed: every value against both, |Δ| and the tolerance (1e-3; aggregates 1e-2) for the exact run,
 the per-metric times and ratios, the total time ratios, peak memory (max RSS growth, sampled every 20 ms).
-Without `--scib-python` only our side runs (what the smoke test in tests/ uses).
+Without `--scib-python` only our side runs (what the smoke test in tests/ uses, and the 100k timing of our side).
+Our exact 90-NN and the label silhouette come from one pass over the cell pairs (`knn_and_silhouette`), timed as
+the step `kNN`; the per-metric table compares that whole pass with their silhouette alone.
 
 Usage:  python benchmarks/scib_parity.py --data synthetic --n 20000 \
             --scib-python /work/sidevenv/scib/bin/python [--json out.json]
@@ -104,11 +106,15 @@ def main(argv=None):
         if 'per_metric_s' in ref:
             theirs = dict(ref['per_metric_s']); theirs['iLISI + cLISI'] = theirs.pop('iLISI') + theirs.pop('cLISI')
             ours_metric = {m: secs[first].get(m) for m in theirs}
+            # our exact kNN and the label silhouette come from one pass (timed as 'kNN'): compare that whole pass
+            # with their silhouette alone (their kNN is given, not timed)
+            ours_metric['Silhouette label'] = secs[first]['kNN'] + secs[first]['Silhouette label']
             sp = pd.DataFrame({'ours (s)': ours_metric, 'scib-metrics warm (s)': theirs})
+            sp = sp.rename(index={'Silhouette label': 'Silhouette label (ours: + exact 90-NN, one pass)'})
             sp['ratio'] = sp['scib-metrics warm (s)'] / sp['ours (s)']
-            print(f"\nper metric (embedding {first}; ours includes no kNN, theirs given neighbours):\n{sp.round(4).to_string()}")
+            print(f"\nper metric (embedding {first}; theirs given neighbours):\n{sp.round(4).to_string()}")
             report['per_metric'] = sp.to_dict()
-        print(f"ours kNN (k=90): {secs[first]['kNN']:.3f} s")
+        print(f"ours kNN (k=90) + label silhouette sums, one pass: {secs[first]['kNN']:.3f} s")
         for m, r in refs.items():
             print(f"TOTAL n={n}: Benchmarker ({m}) {r['benchmarker_s']:.1f} s (peak {r['benchmarker_peak_mb']:.0f} MB) vs ours "
                   f"cold {t_cold:.2f} s / warm {t_warm:.2f} s (peak {report['ours_peak_mb']:.0f} MB): "

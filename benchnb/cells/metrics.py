@@ -22,12 +22,13 @@ log = get_logger('cells.metrics')
 
 # %% auto #0
 __all__ = ['log', 'metrics', 'as_embedding', 'encode_labels', 'check_device', 'Neighbors', 'check_knn_method', 'knn',
-           'approximate_knn', 'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'silhouette_label',
-           'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
-           'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
-           'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
-           'adaptive_k_values', 'sequential_alignment_score', 'MetricType', 'register_metric', 'compute_metric',
-           'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson', 'spearman', 'metric_result']
+           'approximate_knn', 'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'knn_and_silhouette',
+           'silhouette_label', 'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values',
+           'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency',
+           'graph_connectivity', 'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels',
+           'random_sequential_distance', 'adaptive_k_values', 'sequential_alignment_score', 'MetricType',
+           'register_metric', 'compute_metric', 'list_metrics', 'mean_fold_metric', 'jaccard', 'pearson', 'spearman',
+           'metric_result']
 
 # %% ../../nbs/20_cells.metrics.ipynb #b2d58be3
 def _check_embedding_array(X: np.ndarray, n_obs: int|None, field: str):
@@ -108,31 +109,109 @@ def _n_candidates(k: int, n: int, dtype) -> int:
     "Candidates a `dtype` GEMM search keeps: k in float64 (exact), k + `_KNN_MARGIN` (≤ n) in lower precision."
     return k if np.dtype(dtype) == np.float64 else min(n, k + _KNN_MARGIN)
 
-# %% ../../nbs/20_cells.metrics.ipynb #f441edbd
+# %% ../../nbs/20_cells.metrics.ipynb #c97f872b
+_FAST = {'reassoc', 'contract', 'nsz', 'arcp'}
+
+@njit(fastmath=_FAST, cache=_CACHE)
+def _row_distances(g, sq_j, xi, out):
+    "out[b] = ‖x_i − x_b‖ from a row of dot products (clamped at 0 before the square root)."
+    for b in range(len(g)): out[b] = math.sqrt(max(xi + sq_j[b] - 2.0 * g[b], 0.0))
+
+# %% ../../nbs/20_cells.metrics.ipynb #9b01bd6b
+@njit(fastmath=_FAST, cache=_CACHE)
+def _add_into(acc, d):
+    for b in range(len(d)): acc[b] += d[b]
+
+# %% ../../nbs/20_cells.metrics.ipynb #11ea0c15
+@njit(fastmath=_FAST, cache=_CACHE)
+def _run_sum(d, lo, hi):
+    s = 0.0
+    for b in range(lo, hi): s += d[b]
+    return s
+
+# %% ../../nbs/20_cells.metrics.ipynb #cd539178
+def _label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    "Start offsets (+ end) and labels of the runs of equal values in sorted `codes`."
+    start = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [len(codes)]]).astype(np.int64)
+    return start, codes[start[:-1]].astype(np.int64)
+
+# %% ../../nbs/20_cells.metrics.ipynb #7d075523
+@njit(cache=_CACHE)
+def _keep_nearest(bd, bi, cnt, kc):
+    "Keep at the front the `kc` smallest (squared distance, cell) of the `cnt` buffered candidates; their count."
+    if cnt <= kc: return cnt
+    v = np.partition(bd[:cnt], kc - 1)[kc - 1]
+    tied = np.sort(bi[:cnt][bd[:cnt] == v])                  # the kc-th value's cells: the smallest indices stay
+    w = 0
+    for b in range(cnt):
+        if bd[b] < v:
+            bd[w] = bd[b]; bi[w] = bi[b]; w += 1
+    for e in tied[:kc - w]:
+        bd[w] = v; bi[w] = e; w += 1
+    return w
+
+# %% ../../nbs/20_cells.metrics.ipynb #9cb3a0ce
+@njit(fastmath=_FAST | {'nnan', 'ninf'}, cache=_CACHE)
+def _chunk_min(d, lo, hi):
+    m = np.inf
+    for b in range(lo, hi): m = min(m, d[b])
+    return m
+
+@njit(cache=_CACHE)
+def _merge_candidates(d2, ids, bd, bi, cnt, kc):
+    ("Append cells `ids` whose squared distances `d2` are within the current kc-th to the buffer (bd, bi) of "
+     "`cnt` candidates, pruned to `kc` when full; the new count. 32 at a time: most chunks fail at their minimum.")
+    thr = bd[:kc].max() if cnt >= kc else (np.partition(d2, kc - 1)[kc - 1] if len(d2) >= kc else np.inf)
+    for c0 in range(0, len(d2), 32):
+        if _chunk_min(d2, c0, min(c0 + 32, len(d2))) > thr: continue
+        for b in range(c0, min(c0 + 32, len(d2))):
+            if d2[b] > thr: continue
+            bd[cnt] = d2[b]; bi[cnt] = ids[b]; cnt += 1
+            if cnt == len(bd):
+                cnt = _keep_nearest(bd, bi, cnt, kc)
+                thr = bd[:kc].max()
+    return cnt
+
+# %% ../../nbs/20_cells.metrics.ipynb #37a1487e
+@njit(fastmath=_FAST, cache=_CACHE)
+def _row_squared(g, sq_j, xi, out):
+    "out[b] = ‖x_i − x_b‖² from a row of dot products."
+    for b in range(len(g)): out[b] = xi + sq_j[b] - 2.0 * g[b]
+
+@njit(fastmath=_FAST, cache=_CACHE)
+def _sqrt_clamped(d):
+    for b in range(len(d)): d[b] = math.sqrt(max(d[b], 0.0))
+
+# %% ../../nbs/20_cells.metrics.ipynb #71523782
+@njit(fastmath=_FAST, cache=_CACHE)
+def _row_label_sums(d, self_col, runs, S_a, acc):
+    """Squared distances `d` → distances; their sums per label run (runs: starts + end, labels) into `S_a`; and,
+    off the diagonal block (the cell itself not among the columns), added into the column accumulator `acc`."""
+    _sqrt_clamped(d)
+    if 0 <= self_col < len(d): d[self_col] = 0.0
+    else: _add_into(acc, d)
+    start, lab = runs
+    for q in range(len(lab)): S_a[lab[q]] += _run_sum(d, start[q], start[q + 1])
+
+# %% ../../nbs/20_cells.metrics.ipynb #fdc78f1c
 @njit(parallel=True, cache=_CACHE)
-def _knn_tile(G, sq_i, sq_j, i0, j0, hd, hi):
-    "Merge tile `G = X_i @ X_j.T` into per-row max-heaps (hd: squared distance, hi: index)."
-    r, c = G.shape; k = hd.shape[1]
-    for a in prange(r):
-        gi = i0 + a; xi = sq_i[a]; td = hd[a, 0]; ti = hi[a, 0]
-        for b in range(c):
-            d2 = xi + sq_j[b] - 2.0 * G[a, b]
-            if d2 > td: continue
-            gj = j0 + b
-            if gi == gj: d2 = -1.0            # the cell itself always comes first
-            if d2 == td and gj > ti: continue
-            pos = 0
-            while True:                      # sift the new element down from the root
-                l = 2 * pos + 1
-                if l >= k: break
-                m = l
-                if l + 1 < k and (hd[a, l] < hd[a, l+1]
-                                  or (hd[a, l] == hd[a, l+1] and hi[a, l] < hi[a, l+1])): m = l + 1
-                if d2 < hd[a, m] or (d2 == hd[a, m] and gj < hi[a, m]):
-                    hd[a, pos] = hd[a, m]; hi[a, pos] = hi[a, m]; pos = m
-                else: break
-            hd[a, pos] = d2; hi[a, pos] = gj
-            td = hd[a, 0]; ti = hi[a, 0]
+def _pair_rows(gemm, norms, cols, sums, cand):
+    """One tile, each thread its share of rows: its GEMM piece `Xi[rows] @ XjT` (one BLAS thread each), each row's
+    squared distances into its kNN candidates (if kc > 0), then (if `S_i` has columns) its distance sums per label
+    run and, off the diagonal, its label's column accumulator `colacc[thread, label]`."""
+    (Xi, XjT, Gbuf), (sq_i, sq_j), (id_j, self_col, runs), (lab_i, S_i, colacc), (bd, bi, cnt, kc) = \
+        gemm, norms, cols, sums, cand
+    r, c, nt = Xi.shape[0], XjT.shape[1], colacc.shape[0]
+    for t in prange(nt):
+        a0, a1 = t * r // nt, (t + 1) * r // nt
+        G = Gbuf[t, :(a1 - a0) * c].reshape((a1 - a0, c))
+        if a1 > a0: np.dot(Xi[a0:a1], XjT, G)
+        d = np.empty(c)
+        for a in range(a0, a1):
+            _row_squared(G[a - a0], sq_j, sq_i[a], d)
+            if 0 <= a + self_col < c: d[a + self_col] = -1.0          # the cell itself comes first
+            if kc: cnt[a] = _merge_candidates(d, id_j, bd[a], bi[a], cnt[a], kc)
+            if S_i.shape[1]: _row_label_sums(d, a + self_col, runs, S_i[a], colacc[t, lab_i[a]])
 
 # %% ../../nbs/20_cells.metrics.ipynb #7f1bb411
 @dataclass
@@ -195,29 +274,73 @@ def _check_k(k: int, n: int):
     "`DataError` unless 1 ≤ `k` ≤ `n` (the number of cells)."
     if not 1 <= k <= n: raise DataError(f"k must be between 1 and the number of cells ({n})", field='k', value=k)
 
-# %% ../../nbs/20_cells.metrics.ipynb #400beb76
-def _knn_row_block(Xc: np.ndarray, sq: np.ndarray, rows: slice, k: int, block_cols: int) -> np.ndarray:
-    "Indices of the `k` nearest of each row in `rows` (heap order): every column tile merged into the rows' heaps."
-    n = len(Xc)
-    hd = np.full((rows.stop - rows.start, k), np.inf)
-    hi = np.full((rows.stop - rows.start, k), n, np.int64)
-    for j0 in range(0, n, block_cols):
-        cols = slice(j0, min(j0 + block_cols, n))
-        _knn_tile(Xc[rows] @ Xc[cols].T, sq[rows], sq[cols], rows.start, j0, hd, hi)
-    return hi
+# %% ../../nbs/20_cells.metrics.ipynb #93d0657c
+def _pair_tile(P: tuple, cand: tuple, rows: slice, cols: slice):
+    "Tile rows × cols of the pass `P`: the rows' kNN candidates; label sums (both ways) if on or above the diagonal."
+    Xc, sq, ids, cs, S, Gbuf = P
+    sil = S.shape[1] if cols.start >= rows.start else 0
+    acc = np.zeros((len(Gbuf), sil, cols.stop - cols.start))
+    _pair_rows((Xc[rows], np.ascontiguousarray(Xc[cols].T), Gbuf), (sq[rows], sq[cols]),
+               (ids[cols], rows.start - cols.start, _label_runs(cs[cols])), (cs[rows], S[rows, :sil], acc), cand)
+    if sil and rows.start != cols.start: S[cols] += acc.sum(0).T
+
+# %% ../../nbs/20_cells.metrics.ipynb #a963ce45
+def _pass_order(i0: int, n: int, cols: int, knn: bool) -> list[int]:
+    "Column tiles for the row block at i0: its own first (a tight kNN bound early), then the rest (if `knn`)."
+    own = i0 // cols * cols
+    return [*range(own, n, cols), *(range(0, own, cols) if knn else [])]
+
+# %% ../../nbs/20_cells.metrics.ipynb #6c157147
+_KNN_BUFFER = 512
+
+def _candidate_buffers(r: int, kc: int) -> tuple:
+    "Per-row candidate buffers (squared distances, cells, counts) of kc + `_KNN_BUFFER` entries, and kc."
+    w = kc + _KNN_BUFFER if kc else 0
+    return np.empty((r, w)), np.empty((r, w), np.int64), np.zeros(r, np.int64), kc
+
+@njit(parallel=True, cache=_CACHE)
+def _prune_all(bd, bi, cnt, kc):
+    for a in prange(len(cnt)): cnt[a] = _keep_nearest(bd[a], bi[a], cnt[a], kc)
+
+# %% ../../nbs/20_cells.metrics.ipynb #b2f4e094
+def _sorted_by_label(X: np.ndarray, codes: np.ndarray, dtype) -> tuple:
+    "(order, sorted codes, centred sorted cells in `dtype`, their squared norms in fp64): cells sorted by label."
+    order = np.argsort(codes, kind='stable')
+    Xc = np.ascontiguousarray((X - X.mean(0))[order], dtype=dtype)
+    return order, np.ascontiguousarray(codes[order]), Xc, np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
+
+# %% ../../nbs/20_cells.metrics.ipynb #f901a67b
+def _knn_label_pass(X, kc: int, codes, L: int, dtype, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    "(kc kNN candidates per cell, label distance sums n × L) from one blocked pass; the sums need rows == cols."
+    from threadpoolctl import threadpool_limits
+    n, nt = len(X), numba.get_num_threads()
+    (order, cs, Xc, sq), S, C = _sorted_by_label(X, codes, dtype), np.zeros((n, L)), np.empty((n, kc), np.int64)
+    P = (Xc, sq, order, cs, S, np.empty((nt, -(-min(rows, n) // nt) * min(cols, n)), dtype))
+    with threadpool_limits(1, user_api='blas'):
+        for r in (slice(i0, min(i0 + rows, n)) for i0 in range(0, n, rows)):
+            cand = _candidate_buffers(r.stop - r.start, kc)
+            for j0 in _pass_order(r.start, n, cols, kc > 0): _pair_tile(P, cand, r, slice(j0, min(j0 + cols, n)))
+            _prune_all(*cand)
+            C[order[r]] = cand[1][:, :kc]
+    S_out = np.empty_like(S)
+    S_out[order] = S
+    return C, S_out
+
+# %% ../../nbs/20_cells.metrics.ipynb #54e913ea
+def _finish_all(X: np.ndarray, C: np.ndarray, k: int, block: int=4096) -> Neighbors:
+    "`Neighbors` from the candidate lists `C` of every cell: `_finish_neighbors` by row blocks."
+    I, D = np.empty((len(X), k), np.int64), np.empty((len(X), k))
+    for i0 in range(0, len(X), block):
+        rows = slice(i0, min(i0 + block, len(X)))
+        I[rows], D[rows] = _finish_neighbors(X, C[rows], rows, k)
+    return Neighbors(I, D)
 
 # %% ../../nbs/20_cells.metrics.ipynb #40e200ff
 def _knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> Neighbors:
-    "Exact kNN with the numba heaps: `dtype` GEMM tiles of the centred data by row blocks, exact fp64 finish."
-    n, kc = len(X), _n_candidates(k, len(X), dtype)
-    Xc = (X - X.mean(0)).astype(dtype)
-    sq = np.einsum('ij,ij->i', Xc, Xc).astype(np.float64)
-    I = np.empty((n, k), np.int64)
-    D = np.empty((n, k))
-    for i0 in range(0, n, block_rows):
-        rows = slice(i0, min(i0 + block_rows, n))
-        I[rows], D[rows] = _finish_neighbors(X, _knn_row_block(Xc, sq, rows, kc, block_cols), rows, k)
-    return Neighbors(I, D)
+    "Exact kNN: one pass of `dtype` GEMM tiles (block_rows × block_cols) of the centred data, exact fp64 finish."
+    C, _ = _knn_label_pass(X, _n_candidates(k, len(X), dtype), np.zeros(len(X), np.int64), 0, dtype,
+                           block_rows, block_cols)
+    return _finish_all(X, C, k)
 
 # %% ../../nbs/20_cells.metrics.ipynb #c0b3fa80
 def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, device: str='cpu',
@@ -292,26 +415,6 @@ def approximate_knn(X: Any, k: int, seed: int=42, n_jobs: int=-1) -> Neighbors:
     I, D = _finish_neighbors(X, idx, slice(0, n))
     return Neighbors(I, D)
 
-# %% ../../nbs/20_cells.metrics.ipynb #c97f872b
-_FAST = {'reassoc', 'contract', 'nsz', 'arcp'}
-
-@njit(fastmath=_FAST, cache=_CACHE)
-def _row_distances(g, sq_j, xi, out):
-    "out[b] = ‖x_i − x_b‖ from a row of dot products (clamped at 0 before the square root)."
-    for b in range(len(g)): out[b] = math.sqrt(max(xi + sq_j[b] - 2.0 * g[b], 0.0))
-
-# %% ../../nbs/20_cells.metrics.ipynb #9b01bd6b
-@njit(fastmath=_FAST, cache=_CACHE)
-def _add_into(acc, d):
-    for b in range(len(d)): acc[b] += d[b]
-
-# %% ../../nbs/20_cells.metrics.ipynb #11ea0c15
-@njit(fastmath=_FAST, cache=_CACHE)
-def _run_sum(d, lo, hi):
-    s = 0.0
-    for b in range(lo, hi): s += d[b]
-    return s
-
 # %% ../../nbs/20_cells.metrics.ipynb #eac88235
 @njit(parallel=True, cache=_CACHE)
 def _sil_tile(G, sq_i, sq_j, lab_i, run_start, run_lab, diag, S_i, colacc):
@@ -326,12 +429,6 @@ def _sil_tile(G, sq_i, sq_j, lab_i, run_start, run_lab, diag, S_i, colacc):
             if diag: d[a] = 0.0                     # the cell itself
             else: _add_into(colacc[t, lab_i[a]], d)
             for q in range(nr): S_i[a, run_lab[q]] += _run_sum(d, run_start[q], run_start[q + 1])
-
-# %% ../../nbs/20_cells.metrics.ipynb #cd539178
-def _label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "Start offsets (+ end) and labels of the runs of equal values in sorted `codes`."
-    start = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [len(codes)]]).astype(np.int64)
-    return start, codes[start[:-1]].astype(np.int64)
 
 # %% ../../nbs/20_cells.metrics.ipynb #2bc7f961
 def _sil_block_pair(Xc: np.ndarray, sq: np.ndarray, cs: np.ndarray, S: np.ndarray, i0: int, j0: int, block: int):
@@ -401,6 +498,17 @@ def silhouette_samples(X: Any, labels: Any, dtype=None, device: str='cpu') -> np
     X = as_embedding(X)
     codes, cats = encode_labels(labels, len(X))
     return silhouette_from_sums(label_distance_sums(X, codes, len(cats), dtype=dtype, device=device), codes)
+
+# %% ../../nbs/20_cells.metrics.ipynb #800f53a5
+def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=2048) -> tuple[Neighbors, np.ndarray]:
+    "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (CPU, numba)."
+    X = as_embedding(X)
+    n = len(X)
+    _check_k(k, n)
+    codes, cats = encode_labels(labels, n)
+    dtype = _auto_dtype(dtype, n)
+    C, S = _knn_label_pass(X, _n_candidates(k, n, dtype), codes, len(cats), dtype, block, block)
+    return _finish_all(X, C, k), silhouette_from_sums(S, codes)
 
 # %% ../../nbs/20_cells.metrics.ipynb #d2bb4de9
 def silhouette_label(X: Any, labels: Any, rescale: bool=True, **kw) -> float:

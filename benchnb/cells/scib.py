@@ -16,7 +16,7 @@ from scipy.sparse.csgraph import connected_components
 from ..core import DataError, get_logger, progress
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
     graph_connectivity, isolated_labels, label_distance_sums, silhouette_from_sums, umap_connectivities,
-    register_metric, _device, _torch_device)
+    register_metric, knn_and_silhouette, _device, _torch_device)
 from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
 
 log = get_logger('cells.scib')
@@ -331,6 +331,14 @@ def _stepper(timed: Callable, skip: frozenset) -> Callable:
     "`step(name, f, default)`: `timed(name, f)` if one of the step's columns is wanted, else `default`."
     return lambda name, f, default=None: default if set(SCIB_STEP_COLUMNS[name]) <= skip else timed(name, f)
 
+# %% ../../nbs/20a_cells.scib.ipynb #d1e5d145
+def _neighbours_and_silhouette(X: np.ndarray, labels, nbrs: Neighbors|None, k: int, knn_method: str, device: str,
+                               fuse: bool) -> tuple[Neighbors, np.ndarray|None]:
+    "(the k-NN, the per-cell label silhouette or None): both from one pass for an exact CPU search when `fuse`."
+    if nbrs is not None: return nbrs.head(k), None
+    if fuse and knn_method == 'exact' and _device(device) == 'cpu': return knn_and_silhouette(X, k, labels)
+    return knn(X, k, method=knn_method, device=device), None
+
 # %% ../../nbs/20a_cells.scib.ipynb #b6cc4594
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
              seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None,
@@ -340,8 +348,10 @@ def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=N
     X = as_embedding(X)
     sz = scib_neighbor_sizes(len(X))
     step = _stepper(_timer({} if seconds is None else seconds, bar), skip)
-    nb = step('kNN', lambda: nbrs.head(sz['lisi']) if nbrs is not None
-              else knn(X, sz['lisi'], method=knn_method, device=device))
+    fuse = sil is None and not {'Silhouette label', 'Isolated labels'} <= skip
+    nb, s1 = step('kNN', lambda: _neighbours_and_silhouette(X, labels, nbrs, sz['lisi'], knn_method, device, fuse),
+                  (None, None))
+    sil = s1 if sil is None else sil
     sil = step('Silhouette label', lambda: silhouette_samples(X, labels, device=device) if sil is None else sil)
     km = step('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels, device=device), {})
     il, cl = step('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels, device=device), (None, None))
