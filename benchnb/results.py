@@ -6,11 +6,12 @@
 from __future__ import annotations
 import json
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 
 from .core import DataError
+if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
 __all__ = ['MetricResult', 'results_table', 'summarize', 'bootstrap_ci', 'format_3dp', 'format_mean_std_median_iqr',

@@ -5,7 +5,7 @@
 # %% ../../nbs/39_plism.cli.ipynb #64217be3
 from __future__ import annotations
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 
@@ -13,6 +13,7 @@ import re
 from ..core import ConfigError, device_name, register_family, resumable
 from ..report import register_report
 from .options import HELP, EvaluateOptions, checked, kwargs
+if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
 __all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd',

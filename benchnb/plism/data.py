@@ -7,13 +7,14 @@ from __future__ import annotations
 import os, re, zlib
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, get_logger, progress, resource_path
+if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
 __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'REFERENCE', 'CATEGORIES',

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import csv, hashlib, json, os, time
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 from fastcore.basics import patch
@@ -17,6 +17,7 @@ from ..runs import Ledger, RunDir, atomic_write, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
     n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
+if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
 __all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'results_cells',
