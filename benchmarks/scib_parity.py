@@ -74,7 +74,7 @@ def main(argv=None):
     p.add_argument('--modes', default='exact,pynndescent', help="which Benchmarker runs (exact, pynndescent)")
     p.add_argument('--no-per-metric', action='store_true', help="skip timing each of their metrics alone")
     a = p.parse_args(argv)
-    from benchnb.cells.metrics import knn
+    from benchnb.cells.neighbors import knn
     embs, labels, batches, X_pre = load(a.data, a.n)
     n = len(labels)
     nbrs = {k: knn(X, min(90, n)) for k, X in embs.items()}

@@ -3,7 +3,7 @@
 CI cost: `test_run_all_on_the_benchnb_kernel` executes, on the installed `benchnb` Jupyter kernel with nbclient and
 every cell run as JupyterLab's Run All runs them (nbdev flags ignored), the notebooks whose cells behave differently
 there than under nbdev_test — `#| gpu`, `#| slow`, `#| eval: false` cells and `--help` output (rich's Jupyter
-display) — 00_core among them as a plain one, 20_cells.metrics left out (> 100 s; its gpu cell is checked statically
+display) — 00_core among them as a plain one, 20d_cells.neighbors left out (> 100 s; its gpu cell is checked statically
 by `test_gpu_cells_skip_without_a_gpu`): 6 notebooks, ≈ 115 s on 2 shared cores. nbdev_test already executes every
 notebook (in-process, execnb); `BENCHNB_RUN_ALL=1` runs all 23 here too (≈ 640 s measured, all passing).
 """
@@ -16,7 +16,7 @@ import run_nbs
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT/'nbs').glob('*.ipynb'))
-HEAVY = {'20_cells.metrics'}     # > 2 min under a kernel on 2 cores; its gpu cell is covered by test_gpu_cells_skip_without_a_gpu
+HEAVY = {'20d_cells.neighbors'}  # > 2 min under a kernel on 2 cores; its gpu cell is covered by test_gpu_cells_skip_without_a_gpu
 PLAIN = {'00_core'}                # one notebook with nothing special, as a control
 RUN_ALL = [p for p in NOTEBOOKS if os.environ.get('BENCHNB_RUN_ALL') == '1' or p.stem in PLAIN
            or (run_nbs.run_all_cells_need(p) and p.stem not in HEAVY)]

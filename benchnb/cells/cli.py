@@ -42,7 +42,7 @@ def stage(msg: str) -> None:
 # %% ../../nbs/29_cells.cli.ipynb #c2c8099c
 def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
     "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
-    from benchnb.cells.metrics import check_knn_method
+    from benchnb.cells.neighbors import check_knn_method
     from benchnb.cells.tasks import tasks as registry
     import benchnb.cells.newer_tasks   # registers the sequential task
     check_knn_method(knn_method)
@@ -156,7 +156,7 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     stage(f"reading {adata}")
     seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
     for s in [seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
-    from benchnb.cells.metrics import check_device
+    from benchnb.cells.neighbors import check_device
     check_device(device)
     data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
@@ -229,7 +229,7 @@ def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str 
              min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt,
              skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
-    from benchnb.cells.metrics import check_device, check_knn_method
+    from benchnb.cells.neighbors import check_device, check_knn_method
     from benchnb.cells.scib import scib, skipped_columns
     skip = _embeddings(skip or [])
     check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work

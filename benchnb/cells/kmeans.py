@@ -11,7 +11,8 @@ import scipy.sparse as sp
 from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from ..core import DataError
-from .metrics import as_embedding, encode_labels, _device, _torch_device
+from .inputs import as_embedding, encode_labels
+from .neighbors import _device, _torch_device
 
 # %% auto #0
 __all__ = ['threefry2x32', 'jax_split', 'jax_bits', 'jax_key', 'jax_uniform', 'jax_gumbel', 'jax_permutation', 'jax_choice_p',

@@ -14,9 +14,12 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from ..core import DataError, get_logger, progress
-from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, kbet, ilisi_clisi,
-    graph_connectivity, isolated_labels, label_distance_sums, silhouette_from_sums, umap_connectivities,
-    register_metric, knn_and_silhouette, _device, _torch_device)
+from .metrics import MetricType, register_metric
+from .inputs import as_embedding, encode_labels
+from .neighbors import Neighbors, knn, _device, _torch_device
+from .silhouette import label_distance_sums, silhouette_from_sums, knn_and_silhouette
+from .lisi import kbet, ilisi_clisi
+from .graph import graph_connectivity, isolated_labels, umap_connectivities
 from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
 
 log = get_logger('cells.scib')
