@@ -4,7 +4,7 @@
 
 # %% ../../nbs/31_plism.extract.ipynb #61d6b47a
 from __future__ import annotations
-import contextlib, time
+import contextlib, itertools, time, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -247,6 +247,7 @@ class SlideBatches:
     def __init__(self, slides: list[PlismTiles], batch_size: int):
         self.slides, self.batch_size, self._open, self._ring, self.ring_size = list(slides), batch_size, {}, [], 0
         self.index = [(s, lo) for s, ds in enumerate(self.slides) for lo in range(0, len(ds), batch_size)]
+        self.rings, self.token, self._turn = [], None, -1
 
     def __len__(self): return len(self.index)
     def __getstate__(self): return {**self.__dict__, '_open': {}, '_ring': []}
@@ -258,11 +259,10 @@ def __getitem__(self: SlideBatches, k: int):
     s, lo = self.index[k]
     t0, ds = time.perf_counter(), self.slides[s]
     f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
-    shape = f[keys[0]].shape
-    buf = self._buffer((len(keys),) + tuple(shape))
+    buf, slot = self._slot((len(keys),) + _tile_shape(f, keys[0]))
     out = buf.numpy()
     for i, key in enumerate(keys): _read_tile(f, key, out[i], ds.path)
-    return buf, s, lo, time.perf_counter() - t0
+    return (buf if slot is None else slot), s, lo, time.perf_counter() - t0
 
 # %% ../../nbs/31_plism.extract.ipynb #a207039a
 @patch
@@ -285,12 +285,23 @@ def _read_tile(f, key: str, out: np.ndarray, path: Path):
                              value=d.shape)
     d.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
 
+def _tile_shape(f, key: str) -> tuple:
+    "The shape of tile `key` of open h5 file `f` (low-level: no `Dataset` object)."
+    import h5py
+    try: return h5py.h5d.open(f.id, key.encode()).shape
+    except (KeyError, OSError): return f[key].shape                  # the high-level error names the tile
+
+def _shared_uint8(shape: tuple):
+    "An uninitialised uint8 tensor in shared memory."
+    import torch
+    elem = torch.empty(0, dtype=torch.uint8)
+    return elem.new(elem._typed_storage()._new_shared(int(np.prod(shape)), device='cpu')).view(shape)
+
 def _batch_buffer(shape: tuple):
     "An uninitialised uint8 tensor; in a loader worker, in shared memory (sent as is, as torch's collate does)."
     import torch
-    elem = torch.empty(0, dtype=torch.uint8)
     if torch.utils.data.get_worker_info() is None: return torch.empty(shape, dtype=torch.uint8)
-    return elem.new(elem._typed_storage()._new_shared(int(np.prod(shape)), device='cpu')).view(shape)
+    return _shared_uint8(shape)
 
 @patch
 def _buffer(self: SlideBatches, shape: tuple):
@@ -301,6 +312,37 @@ def _buffer(self: SlideBatches, shape: tuple):
     buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
     self._ring.append(buf)
     return buf[:shape[0]]
+
+# %% ../../nbs/31_plism.extract.ipynb #e7a1c0d2
+_RINGS = weakref.WeakValueDictionary()                 # token → the SlideBatches whose rings this process made
+_tokens = itertools.count()
+
+class _Slot:
+    "Buffer `i` of worker `w`'s ring of the `SlideBatches` `token`, `n` tiles long; pickled as these four numbers."
+    def __init__(self, token: int, w: int, i: int, n: int): self.args = (token, w, i, n)
+    def __reduce__(self): return _ring_view, self.args
+
+def _ring_view(token: int, w: int, i: int, n: int):
+    "The tiles of a `_Slot`, in the process that made the rings (where the loader unpickles the slot)."
+    return _RINGS[token].rings[w][i][:n]
+
+# %% ../../nbs/31_plism.extract.ipynb #e7a1c0d3
+@patch
+def share_rings(self: SlideBatches, workers: int, ring_size: int, tile_shape: tuple):
+    "Make each of `workers` loader workers' `ring_size` batch buffers in shared memory, here, before they start."
+    self.ring_size, self.token = ring_size, next(_tokens)
+    shape = (self.batch_size,) + tuple(tile_shape)
+    self.rings = [[_shared_uint8(shape) for _ in range(ring_size)] for _ in range(workers)]
+    _RINGS[self.token] = self
+
+@patch
+def _slot(self: SlideBatches, shape: tuple):
+    "(a buffer for a batch of `shape`, the `_Slot` to send instead of it, or None to send the buffer itself)."
+    import torch
+    info = torch.utils.data.get_worker_info()
+    if info is None or not self.rings or self.rings[0][0].shape[1:] != shape[1:]: return self._buffer(shape), None
+    self._turn = (self._turn + 1) % self.ring_size
+    return self.rings[info.id][self._turn][:shape[0]], _Slot(self.token, info.id, self._turn, shape[0])
 
 # %% ../../nbs/31_plism.extract.ipynb #a037b1ae
 EXTRACT_PRECISIONS = ('auto', 'fp32', 'fp16', 'bf16')
@@ -391,12 +433,13 @@ def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int
     "One `DataLoader` over every batch of every slide, in order."
     import torch
     from benchnb.plism.data import _open_h5
-    if memory_mb and workers:
+    if workers:
         first = batches.slides[0]
-        with _open_h5(first.path) as f: tile_bytes = f[first.keys[0]].size
-        prefetch = max(1, min(prefetch, int(memory_mb * 2 ** 20 // (workers * batches.batch_size * tile_bytes))))
+        with _open_h5(first.path) as f: shape = _tile_shape(f, first.keys[0])
+        ring_mb = workers * batches.batch_size * int(np.prod(shape)) / 2 ** 20     # one batch buffer per worker
+        if memory_mb: prefetch = max(1, min(prefetch, int(memory_mb // ring_mb)))
+        batches.share_rings(workers, prefetch + 3, shape)
     kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
-    batches.ring_size = prefetch + 3 if workers else 0
     return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
                                        pin_memory=str(device).startswith('cuda'), **kw)
 
