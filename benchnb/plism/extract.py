@@ -148,9 +148,9 @@ def _pooled(model, pooling: str, n_prefix: int):
 # %% ../../nbs/31_plism.extract.ipynb #43194fcb
 def _hub_help(spec: ExtractorSpec, why: str) -> str:
     repo = spec.timm_id.removeprefix('hf-hub:')
-    return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); gated models need "
-            f"access granted at https://huggingface.co/{repo} and HF_TOKEN set; to test without them use "
-            "--random-weights")
+    return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); "
+            f"gated models need access granted at https://huggingface.co/{repo} and HF_TOKEN set; "
+            "to test without them use --random-weights")
 
 def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout: float=3.0) -> None:
     "A `RunError` at once when an `hf-hub:` model's weights are neither cached locally nor reachable."
@@ -160,7 +160,8 @@ def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout:
     if HF_HUB_OFFLINE: raise RunError(_hub_help(spec, "not in the local cache and HF_HUB_OFFLINE is set"))
     import socket
     try: socket.create_connection((host, 443), timeout=timeout).close()
-    except OSError as e: raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
+    except OSError as e:
+        raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
 
 # %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
@@ -273,6 +274,7 @@ def _file(self: SlideBatches, s: int):
         self._open = {s: _open_h5(self.slides[s].path)}
     return self._open[s]
 
+# %% ../../nbs/31_plism.extract.ipynb #b1f0e2a2
 def _read_tile(f, key: str, out: np.ndarray, path: Path, space, full: bool=True):
     "Read tile `key` of open h5 file `f` into `out`, a uint8 (H, W, 3) row of a batch; `PlismDataError` if it differs."
     import h5py
@@ -297,6 +299,7 @@ def _tile_shape(f, key: str) -> tuple:
     try: return h5py.h5d.open(f.id, key.encode()).shape
     except (KeyError, OSError): return f[key].shape                  # the high-level error names the tile
 
+# %% ../../nbs/31_plism.extract.ipynb #b1f0e2a4
 def _shared_uint8(shape: tuple):
     "An uninitialised uint8 tensor in shared memory."
     import torch
@@ -465,6 +468,15 @@ def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, d
                         [out[s] for s in todo])
     return [{'slide': s, 'status': 'extracted', **r} for s, r in zip(todo, rows)], run.seconds
 
+# %% ../../nbs/31_plism.extract.ipynb #c9a1d0e1
+def _slides_to_extract(spec: ExtractorSpec, download_dir, export_dir, shard: str|None,
+                       overwrite: bool) -> tuple[dict, list, dict, list]:
+    "(slide → h5 path, this shard's slides, slide → features path, those of them still to extract)."
+    slides = find_h5_slides(download_dir)
+    mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
+    out = {s: features_path(export_dir, spec.name, s) for s in mine}
+    return slides, mine, out, [s for s in mine if overwrite or not out[s].exists()]
+
 # %% ../../nbs/31_plism.extract.ipynb #d0de52a5
 def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32,
             workers: int=0, overwrite: bool=False, shard: str|None=None, autocast: bool|None=None,
@@ -478,10 +490,7 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
     opts = dict(precision=run_precision(spec, device, precision, autocast), pretrained=pretrained, compile=compile,
                 channels_last=device.startswith('cuda') if channels_last is None else channels_last,
                 prefetch=prefetch, memory_mb=memory_mb, profile=profile)
-    slides = find_h5_slides(download_dir)
-    mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
-    out = {s: features_path(export_dir, spec.name, s) for s in mine}
-    todo = [s for s in mine if overwrite or not out[s].exists()]
+    slides, mine, out, todo = _slides_to_extract(spec, download_dir, export_dir, shard, overwrite)
     rows, seconds = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo], {}
     if todo:
         done, seconds = _extract_slides(spec, todo, slides, out=out, device=device, batch_size=batch_size,
