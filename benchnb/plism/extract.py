@@ -460,12 +460,13 @@ def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, d
     for ds in tiles:
         if expected_tiles and len(ds) != expected_tiles:
             raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=ds.path)
-    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
-               opts['channels_last'], opts['profile'])
-    if opts['compile']: run.model = run.torch.compile(run.model)
+    if opts['pretrained']: _check_hub_weights(spec)                    # fail at once, before the workers start
     batches = SlideBatches(tiles, batch_size)
-    rows = _extract_all(run, batches, slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']),
-                        [out[s] for s in todo])
+    loader = iter(slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']))   # workers start
+    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
+               opts['channels_last'], opts['profile'])                   # ...and read ahead while the model loads
+    if opts['compile']: run.model = run.torch.compile(run.model)
+    rows = _extract_all(run, batches, loader, [out[s] for s in todo])
     return [{'slide': s, 'status': 'extracted', **r} for s, r in zip(todo, rows)], run.seconds
 
 # %% ../../nbs/31_plism.extract.ipynb #c9a1d0e1
