@@ -4,7 +4,7 @@
 
 # %% ../../nbs/31_plism.extract.ipynb #61d6b47a
 from __future__ import annotations
-import contextlib, time
+import contextlib, itertools, time, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -148,9 +148,9 @@ def _pooled(model, pooling: str, n_prefix: int):
 # %% ../../nbs/31_plism.extract.ipynb #43194fcb
 def _hub_help(spec: ExtractorSpec, why: str) -> str:
     repo = spec.timm_id.removeprefix('hf-hub:')
-    return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); gated models need "
-            f"access granted at https://huggingface.co/{repo} and HF_TOKEN set; to test without them use "
-            "--random-weights")
+    return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); "
+            f"gated models need access granted at https://huggingface.co/{repo} and HF_TOKEN set; "
+            "to test without them use --random-weights")
 
 def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout: float=3.0) -> None:
     "A `RunError` at once when an `hf-hub:` model's weights are neither cached locally nor reachable."
@@ -160,7 +160,8 @@ def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout:
     if HF_HUB_OFFLINE: raise RunError(_hub_help(spec, "not in the local cache and HF_HUB_OFFLINE is set"))
     import socket
     try: socket.create_connection((host, 443), timeout=timeout).close()
-    except OSError as e: raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
+    except OSError as e:
+        raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
 
 # %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
@@ -247,6 +248,7 @@ class SlideBatches:
     def __init__(self, slides: list[PlismTiles], batch_size: int):
         self.slides, self.batch_size, self._open, self._ring, self.ring_size = list(slides), batch_size, {}, [], 0
         self.index = [(s, lo) for s, ds in enumerate(self.slides) for lo in range(0, len(ds), batch_size)]
+        self.rings, self.token, self._turn = [], None, -1
 
     def __len__(self): return len(self.index)
     def __getstate__(self): return {**self.__dict__, '_open': {}, '_ring': []}
@@ -258,11 +260,9 @@ def __getitem__(self: SlideBatches, k: int):
     s, lo = self.index[k]
     t0, ds = time.perf_counter(), self.slides[s]
     f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
-    shape = f[keys[0]].shape
-    buf = self._buffer((len(keys),) + tuple(shape))
-    out = buf.numpy()
-    for i, key in enumerate(keys): _read_tile(f, key, out[i], ds.path)
-    return buf, s, lo, time.perf_counter() - t0
+    buf, slot = self._slot((len(keys),) + _tile_shape(f, keys[0]))
+    _read_tiles(f, keys, buf.numpy(), ds.path)
+    return (buf if slot is None else slot), s, lo, time.perf_counter() - t0
 
 # %% ../../nbs/31_plism.extract.ipynb #a207039a
 @patch
@@ -274,23 +274,43 @@ def _file(self: SlideBatches, s: int):
         self._open = {s: _open_h5(self.slides[s].path)}
     return self._open[s]
 
-def _read_tile(f, key: str, out: np.ndarray, path: Path):
+# %% ../../nbs/31_plism.extract.ipynb #b1f0e2a2
+def _read_tile(f, key: str, out: np.ndarray, path: Path, space, full: bool=True):
     "Read tile `key` of open h5 file `f` into `out`, a uint8 (H, W, 3) row of a batch; `PlismDataError` if it differs."
     import h5py
     try: d = h5py.h5d.open(f.id, key.encode())                    # h5py's low-level calls: 3× faster per tile
     except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
-    t = d.get_type()
-    if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
-        raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path, field=key,
-                             value=d.shape)
-    d.read(h5py.h5s.ALL, h5py.h5s.ALL, out)
+    if full or d.get_storage_size() != out.nbytes:
+        t = d.get_type()
+        if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
+            raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path,
+                                 field=key, value=d.shape)
+    d.read(space, h5py.h5s.ALL, out, h5py.h5t.NATIVE_UINT8)       # explicit types: no dtype lookup per read
+
+def _read_tiles(f, keys: list, out: np.ndarray, path: Path):
+    "Read tiles `keys` of `f` into the rows of `out`: the first checked in full, the others by their size in bytes."
+    import h5py
+    space = h5py.h5s.create_simple(out.shape[1:])
+    for i, key in enumerate(keys): _read_tile(f, key, out[i], path, space, full=i == 0)
+
+def _tile_shape(f, key: str) -> tuple:
+    "The shape of tile `key` of open h5 file `f` (low-level: no `Dataset` object)."
+    import h5py
+    try: return h5py.h5d.open(f.id, key.encode()).shape
+    except (KeyError, OSError): return f[key].shape                  # the high-level error names the tile
+
+# %% ../../nbs/31_plism.extract.ipynb #b1f0e2a4
+def _shared_uint8(shape: tuple):
+    "An uninitialised uint8 tensor in shared memory."
+    import torch
+    elem = torch.empty(0, dtype=torch.uint8)
+    return elem.new(elem._typed_storage()._new_shared(int(np.prod(shape)), device='cpu')).view(shape)
 
 def _batch_buffer(shape: tuple):
     "An uninitialised uint8 tensor; in a loader worker, in shared memory (sent as is, as torch's collate does)."
     import torch
-    elem = torch.empty(0, dtype=torch.uint8)
     if torch.utils.data.get_worker_info() is None: return torch.empty(shape, dtype=torch.uint8)
-    return elem.new(elem._typed_storage()._new_shared(int(np.prod(shape)), device='cpu')).view(shape)
+    return _shared_uint8(shape)
 
 @patch
 def _buffer(self: SlideBatches, shape: tuple):
@@ -301,6 +321,37 @@ def _buffer(self: SlideBatches, shape: tuple):
     buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
     self._ring.append(buf)
     return buf[:shape[0]]
+
+# %% ../../nbs/31_plism.extract.ipynb #e7a1c0d2
+_RINGS = weakref.WeakValueDictionary()                 # token → the SlideBatches whose rings this process made
+_tokens = itertools.count()
+
+class _Slot:
+    "Buffer `i` of worker `w`'s ring of the `SlideBatches` `token`, `n` tiles long; pickled as these four numbers."
+    def __init__(self, token: int, w: int, i: int, n: int): self.args = (token, w, i, n)
+    def __reduce__(self): return _ring_view, self.args
+
+def _ring_view(token: int, w: int, i: int, n: int):
+    "The tiles of a `_Slot`, in the process that made the rings (where the loader unpickles the slot)."
+    return _RINGS[token].rings[w][i][:n]
+
+# %% ../../nbs/31_plism.extract.ipynb #e7a1c0d3
+@patch
+def share_rings(self: SlideBatches, workers: int, ring_size: int, tile_shape: tuple):
+    "Make each of `workers` loader workers' `ring_size` batch buffers in shared memory, here, before they start."
+    self.ring_size, self.token = ring_size, next(_tokens)
+    shape = (self.batch_size,) + tuple(tile_shape)
+    self.rings = [[_shared_uint8(shape) for _ in range(ring_size)] for _ in range(workers)]
+    _RINGS[self.token] = self
+
+@patch
+def _slot(self: SlideBatches, shape: tuple):
+    "(a buffer for a batch of `shape`, the `_Slot` to send instead of it, or None to send the buffer itself)."
+    import torch
+    info = torch.utils.data.get_worker_info()
+    if info is None or not self.rings or self.rings[0][0].shape[1:] != shape[1:]: return self._buffer(shape), None
+    self._turn = (self._turn + 1) % self.ring_size
+    return self.rings[info.id][self._turn][:shape[0]], _Slot(self.token, info.id, self._turn, shape[0])
 
 # %% ../../nbs/31_plism.extract.ipynb #a037b1ae
 EXTRACT_PRECISIONS = ('auto', 'fp32', 'fp16', 'bf16')
@@ -391,12 +442,13 @@ def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int
     "One `DataLoader` over every batch of every slide, in order."
     import torch
     from benchnb.plism.data import _open_h5
-    if memory_mb and workers:
+    if workers:
         first = batches.slides[0]
-        with _open_h5(first.path) as f: tile_bytes = f[first.keys[0]].size
-        prefetch = max(1, min(prefetch, int(memory_mb * 2 ** 20 // (workers * batches.batch_size * tile_bytes))))
+        with _open_h5(first.path) as f: shape = _tile_shape(f, first.keys[0])
+        ring_mb = workers * batches.batch_size * int(np.prod(shape)) / 2 ** 20     # one batch buffer per worker
+        if memory_mb: prefetch = max(1, min(prefetch, int(memory_mb // ring_mb)))
+        batches.share_rings(workers, prefetch + 3, shape)
     kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
-    batches.ring_size = prefetch + 3 if workers else 0
     return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
                                        pin_memory=str(device).startswith('cuda'), **kw)
 
@@ -408,13 +460,23 @@ def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, d
     for ds in tiles:
         if expected_tiles and len(ds) != expected_tiles:
             raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=ds.path)
-    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
-               opts['channels_last'], opts['profile'])
-    if opts['compile']: run.model = run.torch.compile(run.model)
+    if opts['pretrained']: _check_hub_weights(spec)                    # fail at once, before the workers start
     batches = SlideBatches(tiles, batch_size)
-    rows = _extract_all(run, batches, slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']),
-                        [out[s] for s in todo])
+    loader = iter(slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']))   # workers start
+    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
+               opts['channels_last'], opts['profile'])                   # ...and read ahead while the model loads
+    if opts['compile']: run.model = run.torch.compile(run.model)
+    rows = _extract_all(run, batches, loader, [out[s] for s in todo])
     return [{'slide': s, 'status': 'extracted', **r} for s, r in zip(todo, rows)], run.seconds
+
+# %% ../../nbs/31_plism.extract.ipynb #c9a1d0e1
+def _slides_to_extract(spec: ExtractorSpec, download_dir, export_dir, shard: str|None,
+                       overwrite: bool) -> tuple[dict, list, dict, list]:
+    "(slide → h5 path, this shard's slides, slide → features path, those of them still to extract)."
+    slides = find_h5_slides(download_dir)
+    mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
+    out = {s: features_path(export_dir, spec.name, s) for s in mine}
+    return slides, mine, out, [s for s in mine if overwrite or not out[s].exists()]
 
 # %% ../../nbs/31_plism.extract.ipynb #d0de52a5
 def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32,
@@ -429,10 +491,7 @@ def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str=
     opts = dict(precision=run_precision(spec, device, precision, autocast), pretrained=pretrained, compile=compile,
                 channels_last=device.startswith('cuda') if channels_last is None else channels_last,
                 prefetch=prefetch, memory_mb=memory_mb, profile=profile)
-    slides = find_h5_slides(download_dir)
-    mine = shard_block(sorted(slides), shard)        # part i of N: the same meaning as `plism evaluate --shard`
-    out = {s: features_path(export_dir, spec.name, s) for s in mine}
-    todo = [s for s in mine if overwrite or not out[s].exists()]
+    slides, mine, out, todo = _slides_to_extract(spec, download_dir, export_dir, shard, overwrite)
     rows, seconds = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo], {}
     if todo:
         done, seconds = _extract_slides(spec, todo, slides, out=out, device=device, batch_size=batch_size,
