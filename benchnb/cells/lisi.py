@@ -183,21 +183,24 @@ def _lisi_scores(lisi: np.ndarray, n_cats: int, batch: bool, scale: bool) -> flo
     v = float(np.nanmedian(lisi))
     return v if not scale else (v - 1) / (n_cats - 1) if batch else (n_cats - v) / (n_cats - 1)
 
+def _lisi_of(nbrs: Neighbors, values: Any, field: str, batch: bool, perplexity: float|None, scale: bool,
+             device: str) -> float:
+    "iLISI (`batch`) or cLISI of the obs `values` named `field`: encoded, checked (≥ 2 categories), scored."
+    enc = encode_labels(values, nbrs.n, field)
+    n = len(enc[1])
+    if n < 2: raise DataError(f"{'iLISI' if batch else 'cLISI'} needs at least 2 {'batches' if batch else 'labels'}",
+                              field=field)
+    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True, device=device), n, batch, scale)
+
 # %% ../../nbs/20f_cells.lisi.ipynb #3b1c72a3
 def ilisi(nbrs: Neighbors, batch: Any, perplexity: float|None=None, scale: bool=True, device: str='cpu') -> float:
     "Integration LISI: median LISI over batch labels, scaled (x − 1)/(B − 1)."
-    enc = encode_labels(batch, nbrs.n, 'batch')
-    B = len(enc[1])
-    if B < 2: raise DataError("iLISI needs at least 2 batches", field='batch')
-    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True, device=device), B, True, scale)
+    return _lisi_of(nbrs, batch, 'batch', True, perplexity, scale, device)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #70c9f158
 def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool=True, device: str='cpu') -> float:
     "Cell-type LISI: median LISI over cell-type labels, scaled (L − x)/(L − 1)."
-    enc = encode_labels(labels, nbrs.n, 'labels')
-    L = len(enc[1])
-    if L < 2: raise DataError("cLISI needs at least 2 labels", field='labels')
-    return _lisi_scores(lisi_values(nbrs, enc, perplexity=perplexity, encoded=True, device=device), L, False, scale)
+    return _lisi_of(nbrs, labels, 'labels', False, perplexity, scale, device)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #d015587b
 def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True, device: str='cpu') -> tuple[float, float]:
