@@ -163,7 +163,8 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
                         aggregate=aggregate, extras=extras)
     args = {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch, 'tasks': tasks,
-            'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method, 'device': device}
+            'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method,
+            'device': device}
     if out: write_json(out, results_file(rows, args))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
@@ -181,7 +182,8 @@ _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (P
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
 _S_SKIP = typer.Option(None, '--skip', help="Switch a metric off (repeat or comma-separate): scib-metrics' field "
-                       "name (kbet_per_label, pcr_comparison, ilisi_knn, …) or the column name; neither computed nor shown.")
+                       "name (kbet_per_label, pcr_comparison, ilisi_knn, …) or the column name; "
+                       "neither computed nor shown.")
 _S_WEIGHT = typer.Option(0.4, '--batch-weight', min=0.0, max=1.0,
                          help="Weight of Batch correction in Total; Bio conservation gets the rest (scIB: 0.4).")
 _S_JOBS = typer.Option(None, '--n-jobs', min=1, help="Threads to compute with (default: every core).")

@@ -38,7 +38,8 @@ def check_device(device: str) -> str:
     "`device` if the kernels know it ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda', 'cuda:N'), else a `DataError`."
     ok = device in ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda') or (device.startswith('cuda:') and device[5:].isdigit())
     if not ok:
-        raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device', value=device)
+        raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device',
+                        value=device)
     return device
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #9bb31a10

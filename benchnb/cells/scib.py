@@ -172,7 +172,7 @@ def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:
 
 # %% ../../nbs/20a_cells.scib.ipynb #80aa79fc
 def diffusion_knn(emb: np.ndarray, k: int, device: str='cpu') -> Neighbors:
-    "The k + 1 nearest cells (self first) of a diffusion-map embedding, exact search, a short list padded as pynndescent."
+    "The k + 1 nearest cells (self first) of a diffusion-map embedding, exact; a short list padded as pynndescent."
     m = len(emb)
     nb = knn(emb, min(k + 1, m), device=device)
     if k + 1 <= m: return nb

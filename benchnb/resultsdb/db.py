@@ -144,7 +144,8 @@ def _writing(path: Path):
     except duckdb.InterruptException: raise KeyboardInterrupt from None
     except (duckdb.IOException, duckdb.TransactionException, duckdb.OutOfMemoryException) as e:
         why = str(e).splitlines()[0]
-        raise RunError(f"cannot write the results database ({why}); what was recorded before is kept", file=path) from None
+        raise RunError(f"cannot write the results database ({why}); what was recorded before is kept",
+                       file=path) from None
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
     "ROLLBACK, if a transaction is still open (a failed COMMIT has ended it)."
