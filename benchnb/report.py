@@ -242,14 +242,27 @@ def _execute(path: Path, tmp: str, params: dict, cwd: Path, timeout: int|None) -
     except pm.PapermillExecutionError as e: return f"cell {e.exec_count}: {e.ename}: {e.evalue}"
     return None
 
-# %% ../nbs/01_report.ipynb #332e3f44
-def _install_pair(nb_tmp: str, dest: Path, html_tmp: Path|None):
-    "Rename the new notebook and its HTML over the old pair, with Ctrl-C and SIGTERM held between the renames."
-    with ctrl_c_deferred():
-        if html_tmp is not None: os.replace(html_tmp, dest.with_suffix('.html'))
-        else: dest.with_suffix('.html').unlink(missing_ok=True)       # an old page would not match the new notebook
+# %% ../nbs/01_report.ipynb #97192e35
+def _journal(dest: Path) -> Path: return dest.with_name(f".{dest.stem}.install.json")
+
+def _finish_install(dest: Path) -> None:
+    "Carry out the renames that `dest`'s install journal records (none: nothing to do); then drop the journal."
+    journal = _journal(dest)
+    if not journal.exists(): return
+    plan = json.loads(journal.read_text())
+    page, nb_tmp = plan['html'], Path(plan['notebook'])
+    if page is None: dest.with_suffix('.html').unlink(missing_ok=True)       # an old page would not match
+    elif Path(page).exists(): os.replace(page, dest.with_suffix('.html'))
+    if nb_tmp.exists():
         os.replace(nb_tmp, dest)
         dest.with_name(f"{dest.stem}.failed.ipynb").unlink(missing_ok=True)
+    journal.unlink()
+
+# %% ../nbs/01_report.ipynb #6dca8fe4
+def _install_pair(nb_tmp: str, dest: Path, html_tmp: Path|None):
+    "Rename the new notebook and its HTML over the old pair, journalled, with Ctrl-C and SIGTERM held meanwhile."
+    write_text(_journal(dest), json.dumps({'notebook': str(nb_tmp), 'html': html_tmp and str(html_tmp)}))
+    with ctrl_c_deferred(): _finish_install(dest)
 
 def _keep_failed(tmp: str, dest: Path, error: str) -> ReportError:
     failed = dest.with_name(f"{dest.stem}.failed.ipynb")
@@ -275,6 +288,7 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
     check_parameter_types(name, parameters)
     t0 = time.time()
     files, dest, tmp = _report_paths(out_dir, name)
+    _finish_install(dest)                                   # a previous install cut short
     page = Path(tmp).with_suffix('.html')
     log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
     try:
@@ -283,7 +297,7 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
         if html: notebook_to_html(tmp, page, show_code=show_code)
         _install_pair(tmp, dest, page if html else None)
     finally:
-        for p in (Path(tmp), page): p.unlink(missing_ok=True)
+        for p in (Path(tmp), page, _journal(dest)): p.unlink(missing_ok=True)
     return ReportOutput(name, dest, dest.with_suffix('.html') if html else None, time.time() - t0, 'ok', None)
 
 # %% ../nbs/01_report.ipynb #eddf3021
