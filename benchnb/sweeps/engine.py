@@ -11,19 +11,20 @@ from typing import Any, Callable
 
 import benchnb
 from fastcore.basics import patch
-from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, progress
+from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, progress
 from ..runs import git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file', 'execute_unit',
-           'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise', 'quiet_gather_noise',
-           'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result', 'SweepSummary', 'new_sweep_run_id',
-           'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file',
+           'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise',
+           'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result', 'SweepSummary',
+           'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
              'NUMEXPR_NUM_THREADS')
+POOL_VARS = BLAS_VARS + ('NUMBA_NUM_THREADS',)     # numba's pool ignores OMP_NUM_THREADS: it takes every core
 
 def available_cores() -> int:
     "CPU cores this process may use."
@@ -38,7 +39,7 @@ def blas_threads(n_workers: int, cores: int|None=None) -> int:
 # %% ../../nbs/42_sweeps.engine.ipynb #975133b6
 def blas_env(threads: int) -> dict[str, str]:
     "Environment of a local worker: BLAS/OpenMP pool sizes, and no progress output (the client shows progress)."
-    return {**{v: str(threads) for v in BLAS_VARS}, 'BENCHNB_PROGRESS': '0'}
+    return {**{v: str(threads) for v in POOL_VARS}, 'BENCHNB_PROGRESS': '0'}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #2614a7de
 def _worker_address() -> str|None:
@@ -73,13 +74,12 @@ def _note_attempt(work_dir: str|os.PathLike, unit_id: str, worker: str):
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
     ("Run one unit (on a worker); return "
      "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds}.")
-    from threadpoolctl import threadpool_limits
     out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
     t0 = time.perf_counter()
     if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
-    if threads and _worker_address(): os.environ.update({v: str(threads) for v in BLAS_VARS})
+    if threads and _worker_address(): os.environ.update({v: str(threads) for v in POOL_VARS})
     try:
-        with threadpool_limits(threads):
+        with limited_threads(threads):
             rows = run(unit, work_dir)
         out.update(status='done', metrics=list(rows or []), error=None, traceback=None)
     except (Exception, SystemExit) as e:          # SystemExit: library code that calls sys.exit must not hang a worker
