@@ -486,7 +486,8 @@ def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=N
     "The scIB metrics of one embedding (the table's rows not in `skip`), named as the Benchmarker's columns."
     wanted = [m for m in _benchmarker(metrics) if m.column not in skip]
     timed = _timer({} if seconds is None else seconds, bar)
-    c = ScibContext(X, labels, batch, X_pre, nbrs, sil, knn_method, device, timed, wanted).prepare()
+    c = ScibContext(X, labels, batch, X_pre, nbrs=nbrs, sil=sil, knn_method=knn_method, device=device, timed=timed,
+                    metrics=wanted).prepare()
     return {m.column: c.value(m) for m in wanted}
 
 # %% ../../nbs/20a_cells.scib.ipynb #d73d6e8d
