@@ -117,7 +117,7 @@ _R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, 
 _R_SEEDS = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed').")
 _R_AGGREGATE = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric.")
 _EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, "
-                "bras, graph_connectivity, isolated_labels, kmeans_nmi/ari, kbet_global.")
+                "bras, kbet_global, graph_connectivity, isolated_labels, kmeans_nmi, kmeans_ari.")   # = extras_help()
 _R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
 KnnOpt = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")

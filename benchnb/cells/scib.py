@@ -21,15 +21,21 @@ from .silhouette import label_distance_sums, silhouette_from_sums, knn_and_silho
 from .lisi import kbet, ilisi_clisi
 from .graph import graph_connectivity, isolated_labels, umap_connectivities
 from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
+from dataclasses import dataclass
+from functools import partial
+from fastcore.basics import patch
+from ..core import ConfigError
+from .silhouette import silhouette_samples
 
 log = get_logger('cells.scib')
 
 # %% auto #0
-__all__ = ['log', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_SWITCHES', 'SCIB_STEP_COLUMNS', 'pcr',
-           'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras',
-           'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'skipped_columns',
-           'scib_aggregate', 'with_metric_type', 'scib_neighbor_sizes', 'scib_steps', 'scib_row', 'scib_table', 'scib',
-           'pre_integrated_pca', 'plot_scib_table']
+__all__ = ['log', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_SWITCHES',
+           'SCIB_STEP_COLUMNS', 'pcr', 'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between',
+           'bras_per_group', 'bras', 'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label',
+           'ScibMetric', 'ScibInput', 'scib_neighbor_sizes', 'ScibContext', 'scib_inputs', 'scib_columns',
+           'scib_switches', 'skipped_columns', 'scib_aggregate', 'with_metric_type', 'scib_step_columns', 'scib_steps',
+           'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
 
 # %% ../../nbs/20a_cells.scib.ipynb #62e24056
 def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
@@ -244,52 +250,32 @@ def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, 
     score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
     return (score, df) if return_df else score
 
-# %% ../../nbs/20a_cells.scib.ipynb #cee5f340
-SCIB_BIO = ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI']
-SCIB_BATCH = ['BRAS', 'iLISI', 'KBET', 'Graph connectivity', 'PCR comparison']
-SCIB_AGGREGATES = ['Batch correction', 'Bio conservation', 'Total']
-SCIB_COLUMNS = SCIB_BIO + SCIB_BATCH + SCIB_AGGREGATES
-SCIB_SWITCHES = {'isolated_labels': ['Isolated labels'], 'nmi_ari_cluster_labels_kmeans': ['KMeans NMI', 'KMeans ARI'],
-                 'silhouette_label': ['Silhouette label'], 'clisi_knn': ['cLISI'], 'bras': ['BRAS'],
-                 'ilisi_knn': ['iLISI'], 'kbet_per_label': ['KBET'], 'graph_connectivity': ['Graph connectivity'],
-                 'pcr_comparison': ['PCR comparison']}   # scib-metrics' BioConservation/BatchCorrection fields
+# %% ../../nbs/20a_cells.scib.ipynb #8b61cc74
+_GROUPS, _SIZES = ('Bio conservation', 'Batch correction', 'extra'), ('lisi', 'kbet', 'graph')
 
-# %% ../../nbs/20a_cells.scib.ipynb #7a7039dd
-def skipped_columns(names: Sequence[str]) -> frozenset[str]:
-    "The table columns that the metric `names` (scib-metrics field names or column names) switch off."
-    by_name = {**{k.lower(): v for k, v in SCIB_SWITCHES.items()}, **{c.lower(): [c] for c in SCIB_BIO + SCIB_BATCH}}
-    out = set()
-    for name in names:
-        if name.strip().lower() not in by_name:
-            raise DataError(f"unknown scIB metric {name!r}; known: {', '.join(SCIB_SWITCHES)} (or a column name)",
-                            field='skip', value=name)
-        out.update(by_name[name.strip().lower()])
-    if out >= set(SCIB_BIO + SCIB_BATCH): raise DataError("every scIB metric is switched off", field='skip')
-    return frozenset(out)
+@dataclass(frozen=True)
+class ScibMetric:
+    "One scIB metric: a row of `SCIB_METRICS`."
+    column: str                      # the Benchmarker's column (display name)
+    field: str|None                  # the scib-metrics BioConservation/BatchCorrection field that switches it off
+    group: str                       # 'Bio conservation', 'Batch correction', or 'extra' (reported by --extras only)
+    metric_type: MetricType|None     # its name in results (`MetricType`); None: it has none
+    compute: Callable                # f(context, neighbours or None) -> float; `ScibContext.value` calls it
+    neighbours: str|None = None      # the k-NN prefix it reads: 'lisi' (90), 'kbet' (50) or 'graph' (15)
+    shared: tuple[str, ...] = ()     # the shared inputs it reads (keys of `SCIB_INPUTS`)
+    timed: bool = True               # a timed step of its own (False: it only reads a shared input)
+    extras_at: int|None = None       # its place in the `--extras` results (None: not reported there)
+    def __post_init__(self):
+        for name, v, ok in (('group', self.group, _GROUPS), ('neighbours', self.neighbours, (None, *_SIZES))):
+            if v not in ok: raise ConfigError(f"scIB metric {self.column!r}: unknown {name} {v!r}", field=name, value=v)
 
-# %% ../../nbs/20a_cells.scib.ipynb #1dc2a29a
-def scib_aggregate(values: pd.DataFrame, min_max_scale: bool=False, batch_weight: float=0.4) -> pd.DataFrame:
-    ("The metric columns computed (+ optional min-max scaling across embeddings) and the aggregates of "
-     "`get_results`; Total = batch_weight · Batch correction + (1 − batch_weight) · Bio conservation.")
-    bio, bat = [c for c in SCIB_BIO if c in values], [c for c in SCIB_BATCH if c in values]
-    df = values[bio + bat].astype(float)
-    if min_max_scale:
-        lo, hi = df.min(), df.max()
-        df = (df - lo) / (hi - lo).where(hi - lo != 0, 1.0)
-    if bat: df['Batch correction'] = df[bat].mean(1)
-    if bio: df['Bio conservation'] = df[bio].mean(1)
-    if bio and bat: df['Total'] = batch_weight * df['Batch correction'] + (1 - batch_weight) * df['Bio conservation']
-    df.index.name = 'Embedding'
-    return df
-
-# %% ../../nbs/20a_cells.scib.ipynb #6bdfcef7
-def with_metric_type(table: pd.DataFrame) -> pd.DataFrame:
-    "`table` plus the Benchmarker's 'Metric Type' row (Bio conservation / Batch correction / Aggregate score)."
-    kind = {**{c: 'Bio conservation' for c in SCIB_BIO}, **{c: 'Batch correction' for c in SCIB_BATCH},
-            **{c: 'Aggregate score' for c in SCIB_AGGREGATES}}
-    out = pd.concat([table.astype(object), pd.DataFrame([{c: kind[c] for c in table.columns}], index=['Metric Type'])])
-    out.index.name = 'Embedding'
-    return out
+# %% ../../nbs/20a_cells.scib.ipynb #97709c33
+@dataclass(frozen=True)
+class ScibInput:
+    "Work that several scIB metrics share, computed once per embedding."
+    step: str                        # its timed step (a key of `seconds`, a step of the progress bar)
+    compute: Callable                # f(context) -> the input
+    needs: tuple[str, ...] = ()      # the shared inputs it reads (listed before it in `SCIB_INPUTS`)
 
 # %% ../../nbs/20a_cells.scib.ipynb #8ba414bb
 def scib_neighbor_sizes(n: int) -> dict[str, int]:
@@ -310,59 +296,199 @@ def _timer(sec: dict, bar=None) -> Callable:
         return v
     return timed
 
-# %% ../../nbs/20a_cells.scib.ipynb #b0cfb6b6
-def _scib_batch_metrics(X, labels, batch, X_pre, nb: Neighbors, sz: dict, il: float, step: Callable,
-                        device: str='cpu') -> dict:
-    "BRAS, iLISI, KBET, graph connectivity and PCR comparison of one embedding, each a timed `step`."
-    return {'BRAS': step('BRAS', lambda: bras(X, labels, batch, device=device)), 'iLISI': il,
-            'KBET': step('KBET', lambda: kbet_per_label(nb.head(sz['kbet']), batch, labels, device=device)),
-            'Graph connectivity': step('Graph connectivity', lambda: graph_connectivity(nb.head(sz['graph']), labels)),
-            'PCR comparison': step('PCR comparison', lambda: pcr_comparison(X_pre, X, batch, device=device))}
-
-# %% ../../nbs/20a_cells.scib.ipynb #2c5de19d
-SCIB_STEP_COLUMNS = {'kNN': ('iLISI', 'cLISI', 'KBET', 'Graph connectivity'),
-                     'Silhouette label': ('Silhouette label', 'Isolated labels'),
-                     'KMeans NMI/ARI': ('KMeans NMI', 'KMeans ARI'), 'iLISI + cLISI': ('iLISI', 'cLISI'),
-                     'Isolated labels': ('Isolated labels',), 'BRAS': ('BRAS',), 'KBET': ('KBET',),
-                     'Graph connectivity': ('Graph connectivity',), 'PCR comparison': ('PCR comparison',)}
-
-def scib_steps(skip: frozenset=frozenset()) -> int:
-    "How many timed steps `scib_row` runs for one embedding when the columns `skip` are switched off."
-    return sum(not set(cols) <= skip for cols in SCIB_STEP_COLUMNS.values())
-
-def _stepper(timed: Callable, skip: frozenset) -> Callable:
-    "`step(name, f, default)`: `timed(name, f)` if one of the step's columns is wanted, else `default`."
-    return lambda name, f, default=None: default if set(SCIB_STEP_COLUMNS[name]) <= skip else timed(name, f)
-
 # %% ../../nbs/20a_cells.scib.ipynb #d1e5d145
 def _neighbours_and_silhouette(X: np.ndarray, labels, nbrs: Neighbors|None, k: int, knn_method: str, device: str,
                                fuse: bool) -> tuple[Neighbors, np.ndarray|None]:
     "(the k-NN, the per-cell label silhouette or None): both from one pass for an exact CPU search when `fuse`."
-    if nbrs is not None: return nbrs.head(k), None
+    if nbrs is not None: return nbrs.head(min(k, nbrs.k)), None
     if fuse and knn_method == 'exact' and _device(device) == 'cpu': return knn_and_silhouette(X, k, labels)
     return knn(X, k, method=knn_method, device=device), None
 
-# %% ../../nbs/20a_cells.scib.ipynb #b6cc4594
+# %% ../../nbs/20a_cells.scib.ipynb #007fd606
+class ScibContext:
+    "One embedding's inputs to the scIB metrics; each shared input (`SCIB_INPUTS`) computed once, on first use."
+    def __init__(self, X: Any, labels: Any, batch: Any, X_pre: Any=None, nbrs: Neighbors|None=None,
+                 sil: np.ndarray|None=None, knn_method: str='exact', device: str='cpu', timed: Callable|None=None,
+                 metrics: Sequence[ScibMetric]=()):
+        self.X, self.labels, self.batch, self.X_pre = as_embedding(X), labels, batch, X_pre
+        self.nbrs, self.sil, self.knn_method, self.device = nbrs, sil, knn_method, device
+        self.timed = timed or (lambda name, f: f())
+        self.sizes, self.wants, self._got = scib_neighbor_sizes(len(self.X)), scib_inputs(metrics), {}
+    def __getitem__(self, name: str) -> Any:
+        "The shared input `name`, computed (a timed step) on first use."
+        if name not in self._got:
+            inp = SCIB_INPUTS[name]
+            self._got[name] = self.timed(inp.step, partial(inp.compute, self))
+        return self._got[name]
+
+# %% ../../nbs/20a_cells.scib.ipynb #29e6cb3c
+@patch
+def prepare(self: ScibContext) -> ScibContext:
+    "Compute the shared inputs the metrics want, in `SCIB_INPUTS` order; `self`."
+    for name in self.wants: self[name]
+    return self
+
+# %% ../../nbs/20a_cells.scib.ipynb #a57975fc
+@patch
+def head(self: ScibContext, size: str) -> Neighbors:
+    "The first `sizes[size]` neighbours ('lisi' 90, 'kbet' 50, 'graph' 15) of the shared k-NN, at most all of them."
+    nb = self['knn']
+    return nb.head(min(self.sizes[size], nb.k))
+
+# %% ../../nbs/20a_cells.scib.ipynb #2a657751
+@patch
+def value(self: ScibContext, m: ScibMetric) -> float:
+    "Row `m` of the table on this embedding; a timed step named by its column if `m.timed`."
+    f = partial(m.compute, self, None if m.neighbours is None else self.head(m.neighbours))
+    return float(self.timed(m.column, f) if m.timed else f())
+
+# %% ../../nbs/20a_cells.scib.ipynb #d6b70bcf
+def _knn_input(c: ScibContext) -> Neighbors:
+    "The shared k-NN (90 or fewer); a fused exact CPU pass also leaves the label silhouette in `c.sil` if wanted."
+    fuse = c.sil is None and 'sil' in c.wants
+    nb, sil = _neighbours_and_silhouette(c.X, c.labels, c.nbrs, c.sizes['lisi'], c.knn_method, c.device, fuse)
+    if c.sil is None: c.sil = sil
+    return nb
+
+# %% ../../nbs/20a_cells.scib.ipynb #b242394e
+def _lisi_input(c: ScibContext) -> tuple[float, float]:
+    "(iLISI, cLISI) from one calibration of the weights on the 90-NN."
+    return ilisi_clisi(c.head('lisi'), c.batch, c.labels, device=c.device)
+
+def _sil_input(c: ScibContext) -> np.ndarray:
+    "The per-cell label silhouette: given, left by the k-NN pass, or computed here."
+    return c.sil if c.sil is not None else silhouette_samples(c.X, c.labels, device=c.device)
+
+# %% ../../nbs/20a_cells.scib.ipynb #9a167e43
+SCIB_INPUTS = {'knn': ScibInput('kNN', _knn_input),
+               'sil': ScibInput('Silhouette label', _sil_input),
+               'kmeans': ScibInput('KMeans NMI/ARI', lambda c: kmeans_nmi_ari(c.X, c.labels, device=c.device)),
+               'lisi': ScibInput('iLISI + cLISI', _lisi_input, ('knn',))}
+
+# %% ../../nbs/20a_cells.scib.ipynb #c8d4511e
+def scib_inputs(metrics: Sequence[ScibMetric]) -> list[str]:
+    "The shared inputs `metrics` read (directly, through their neighbours or another input), in `SCIB_INPUTS` order."
+    want = {s for m in metrics for s in (*m.shared, *(('knn',) if m.neighbours else ()))}
+    if unknown := sorted(want - set(SCIB_INPUTS)):
+        raise ConfigError(f"unknown shared scIB input(s) {unknown}; known: {', '.join(SCIB_INPUTS)}", field='shared')
+    for name in reversed(SCIB_INPUTS):
+        if name in want: want.update(SCIB_INPUTS[name].needs)
+    return [name for name in SCIB_INPUTS if name in want]
+
+# %% ../../nbs/20a_cells.scib.ipynb #47e18391
+def _isolated_labels(c: ScibContext, nb=None) -> float: return isolated_labels(c.X, c.labels, c.batch, sil=c['sil'])
+def _silhouette_label(c: ScibContext, nb=None) -> float: return (float(np.mean(c['sil'])) + 1) / 2
+def _bras(c: ScibContext, nb=None) -> float: return bras(c.X, c.labels, c.batch, device=c.device)
+def _kbet_per_label(c: ScibContext, nb) -> float: return kbet_per_label(nb, c.batch, c.labels, device=c.device)
+def _graph_connectivity(c: ScibContext, nb: Neighbors) -> float: return graph_connectivity(nb, c.labels)
+def _pcr_comparison(c: ScibContext, nb=None) -> float: return pcr_comparison(c.X_pre, c.X, c.batch, device=c.device)
+def _kbet_global(c: ScibContext, nb: Neighbors) -> float: return kbet(nb, c.batch)[0]
+def _shared(name: str, key) -> Callable: return lambda c, nb=None: c[name][key]      # one value of a shared input
+
+# %% ../../nbs/20a_cells.scib.ipynb #f8853b33
+_BIO, _BAT, _M = 'Bio conservation', 'Batch correction', MetricType
+SCIB_METRICS = (
+    ScibMetric('Isolated labels', 'isolated_labels', _BIO, _M.ISOLATED_LABELS, _isolated_labels, shared=('sil',),
+               extras_at=6),
+    ScibMetric('KMeans NMI', 'nmi_ari_cluster_labels_kmeans', _BIO, _M.KMEANS_NMI, _shared('kmeans', 'nmi'),
+               shared=('kmeans',), timed=False, extras_at=7),
+    ScibMetric('KMeans ARI', 'nmi_ari_cluster_labels_kmeans', _BIO, _M.KMEANS_ARI, _shared('kmeans', 'ari'),
+               shared=('kmeans',), timed=False, extras_at=8),
+    ScibMetric('Silhouette label', 'silhouette_label', _BIO, None, _silhouette_label, shared=('sil',), timed=False),
+    ScibMetric('cLISI', 'clisi_knn', _BIO, _M.CLISI, _shared('lisi', 1), 'lisi', ('lisi',), timed=False, extras_at=1),
+    ScibMetric('BRAS', 'bras', _BAT, _M.BRAS, _bras, extras_at=3),
+    ScibMetric('iLISI', 'ilisi_knn', _BAT, _M.ILISI, _shared('lisi', 0), 'lisi', ('lisi',), timed=False, extras_at=0),
+    ScibMetric('KBET', 'kbet_per_label', _BAT, _M.KBET_PER_LABEL, _kbet_per_label, 'kbet', extras_at=2),
+    ScibMetric('Graph connectivity', 'graph_connectivity', _BAT, _M.GRAPH_CONNECTIVITY, _graph_connectivity, 'graph',
+               extras_at=5),
+    ScibMetric('PCR comparison', 'pcr_comparison', _BAT, _M.PCR_COMPARISON, _pcr_comparison),
+    ScibMetric('kBET global', None, 'extra', _M.KBET_GLOBAL, _kbet_global, 'kbet', extras_at=4))
+
+# %% ../../nbs/20a_cells.scib.ipynb #b8cde412
+def scib_columns(group: str, metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[str]:
+    "The columns of `group` ('Bio conservation', 'Batch correction' or 'extra'), in table order."
+    return [m.column for m in metrics if m.group == group]
+
+def _benchmarker(metrics: Sequence[ScibMetric]) -> list[ScibMetric]:
+    "The rows that are the Benchmarker's columns (not those only `--extras` reports)."
+    return [m for m in metrics if m.group != 'extra']
+
+# %% ../../nbs/20a_cells.scib.ipynb #342178d8
+def scib_switches(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, list[str]]:
+    "scib-metrics field → the Benchmarker columns it switches off, in table order."
+    out = {}
+    for m in _benchmarker(metrics): out.setdefault(m.field, []).append(m.column)
+    return out
+
+# %% ../../nbs/20a_cells.scib.ipynb #2554e001
+SCIB_BIO, SCIB_BATCH = scib_columns(_BIO), scib_columns(_BAT)
+SCIB_AGGREGATES = ['Batch correction', 'Bio conservation', 'Total']
+SCIB_COLUMNS = SCIB_BIO + SCIB_BATCH + SCIB_AGGREGATES
+SCIB_SWITCHES = scib_switches()                      # scib-metrics' BioConservation/BatchCorrection fields
+
+# %% ../../nbs/20a_cells.scib.ipynb #7a7039dd
+def skipped_columns(names: Sequence[str], metrics: Sequence[ScibMetric]=SCIB_METRICS) -> frozenset[str]:
+    "The table columns that the metric `names` (scib-metrics field names or column names) switch off."
+    switches, cols = scib_switches(metrics), [m.column for m in _benchmarker(metrics)]
+    by_name = {**{k.lower(): v for k, v in switches.items()}, **{c.lower(): [c] for c in cols}}
+    out = set()
+    for name in names:
+        if name.strip().lower() not in by_name:
+            raise DataError(f"unknown scIB metric {name!r}; known: {', '.join(switches)} (or a column name)",
+                            field='skip', value=name)
+        out.update(by_name[name.strip().lower()])
+    if out >= set(cols): raise DataError("every scIB metric is switched off", field='skip')
+    return frozenset(out)
+
+# %% ../../nbs/20a_cells.scib.ipynb #1dc2a29a
+def scib_aggregate(values: pd.DataFrame, min_max_scale: bool=False, batch_weight: float=0.4,
+                   metrics: Sequence[ScibMetric]=SCIB_METRICS) -> pd.DataFrame:
+    ("The metric columns computed (+ optional min-max scaling across embeddings) and the aggregates of "
+     "`get_results`; Total = batch_weight · Batch correction + (1 − batch_weight) · Bio conservation.")
+    bio = [c for c in scib_columns(_BIO, metrics) if c in values]
+    bat = [c for c in scib_columns(_BAT, metrics) if c in values]
+    df = values[bio + bat].astype(float)
+    if min_max_scale:
+        lo, hi = df.min(), df.max()
+        df = (df - lo) / (hi - lo).where(hi - lo != 0, 1.0)
+    if bat: df['Batch correction'] = df[bat].mean(1)
+    if bio: df['Bio conservation'] = df[bio].mean(1)
+    if bio and bat: df['Total'] = batch_weight * df['Batch correction'] + (1 - batch_weight) * df['Bio conservation']
+    df.index.name = 'Embedding'
+    return df
+
+# %% ../../nbs/20a_cells.scib.ipynb #6bdfcef7
+def with_metric_type(table: pd.DataFrame, metrics: Sequence[ScibMetric]=SCIB_METRICS) -> pd.DataFrame:
+    "`table` plus the Benchmarker's 'Metric Type' row (Bio conservation / Batch correction / Aggregate score)."
+    kind = {**{m.column: m.group for m in _benchmarker(metrics)}, **{c: 'Aggregate score' for c in SCIB_AGGREGATES}}
+    out = pd.concat([table.astype(object), pd.DataFrame([{c: kind[c] for c in table.columns}], index=['Metric Type'])])
+    out.index.name = 'Embedding'
+    return out
+
+# %% ../../nbs/20a_cells.scib.ipynb #2eaca2ba
+def scib_step_columns(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, tuple[str, ...]]:
+    "Each timed step of `scib_row` → the columns it serves: the shared inputs in order, then the metrics' own steps."
+    ms = _benchmarker(metrics)
+    shared = {SCIB_INPUTS[n].step: tuple(m.column for m in ms if n in scib_inputs([m])) for n in SCIB_INPUTS}
+    return {**{s: cols for s, cols in shared.items() if cols}, **{m.column: (m.column,) for m in ms if m.timed}}
+
+SCIB_STEP_COLUMNS = scib_step_columns()
+
+# %% ../../nbs/20a_cells.scib.ipynb #760e8ce4
+def scib_steps(skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS) -> int:
+    "How many timed steps `scib_row` runs for one embedding when the columns `skip` are switched off."
+    return sum(not set(cols) <= skip for cols in scib_step_columns(metrics).values())
+
+# %% ../../nbs/20a_cells.scib.ipynb #74a5176c
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
              seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None,
-             skip: frozenset=frozenset()) -> dict[str, float]:
-    "The scIB metrics of one embedding (those not in `skip`), named as the Benchmarker's columns."
-    from benchnb.cells.metrics import silhouette_samples
-    X = as_embedding(X)
-    sz = scib_neighbor_sizes(len(X))
-    step = _stepper(_timer({} if seconds is None else seconds, bar), skip)
-    fuse = sil is None and not {'Silhouette label', 'Isolated labels'} <= skip
-    nb, s1 = step('kNN', lambda: _neighbours_and_silhouette(X, labels, nbrs, sz['lisi'], knn_method, device, fuse),
-                  (None, None))
-    sil = s1 if sil is None else sil
-    sil = step('Silhouette label', lambda: silhouette_samples(X, labels, device=device) if sil is None else sil)
-    km = step('KMeans NMI/ARI', lambda: kmeans_nmi_ari(X, labels, device=device), {})
-    il, cl = step('iLISI + cLISI', lambda: ilisi_clisi(nb, batch, labels, device=device), (None, None))
-    bio = {'Isolated labels': step('Isolated labels', lambda: isolated_labels(X, labels, batch, sil=sil)),
-           'KMeans NMI': km.get('nmi'), 'KMeans ARI': km.get('ari'), 'cLISI': cl,
-           'Silhouette label': None if sil is None else (float(np.mean(sil)) + 1) / 2}
-    row = {**bio, **_scib_batch_metrics(X, labels, batch, X_pre=X_pre, nb=nb, sz=sz, il=il, step=step, device=device)}
-    return {c: row[c] for c in SCIB_BIO + SCIB_BATCH if c not in skip}
+             skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, float]:
+    "The scIB metrics of one embedding (the table's rows not in `skip`), named as the Benchmarker's columns."
+    wanted = [m for m in _benchmarker(metrics) if m.column not in skip]
+    timed = _timer({} if seconds is None else seconds, bar)
+    c = ScibContext(X, labels, batch, X_pre, nbrs=nbrs, sil=sil, knn_method=knn_method, device=device, timed=timed,
+                    metrics=wanted).prepare()
+    return {m.column: c.value(m) for m in wanted}
 
 # %% ../../nbs/20a_cells.scib.ipynb #d73d6e8d
 def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) -> int:
@@ -377,18 +503,19 @@ def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) 
 # %% ../../nbs/20a_cells.scib.ipynb #95b5359e
 def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, min_max_scale: bool=False,
                knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu',
-               skip: Sequence[str]=(), batch_weight: float=0.4) -> pd.DataFrame:
-    "One row per embedding, the Benchmarker's columns; `attrs['seconds']` holds the time per metric and embedding."
+               skip: Sequence[str]=(), batch_weight: float=0.4,
+               metrics: Sequence[ScibMetric]=SCIB_METRICS) -> pd.DataFrame:
+    "One row per embedding, the Benchmarker's columns; `attrs['seconds']` holds the time per step and embedding."
     labels, batch = np.asarray(labels, dtype=object), np.asarray(batch, dtype=object)
-    n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(skip)
+    n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(skip, metrics)
     X_pre = as_embedding(X_pre, n, field='pre_integrated')
     rows, secs = {}, {}
-    with progress(total=scib_steps(skip) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
+    with progress(total=scib_steps(skip, metrics) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
         for key, X in embeddings.items():
             secs[key] = {}
             rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, (neighbors or {}).get(key),
-                                 knn_method, secs[key], device=device, bar=bar, skip=skip)
-    out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale, batch_weight)
+                                 knn_method, secs[key], device=device, bar=bar, skip=skip, metrics=metrics)
+    out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale, batch_weight, metrics)
     out.attrs['seconds'] = secs
     return out
 

@@ -17,16 +17,15 @@ from fastcore.basics import patch
 from ..core import DataError, Registry, get_logger, seed_everything
 from ..results import MetricResult, aggregate_results
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method,
-    metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, ilisi_clisi, kbet,
-    graph_connectivity, isolated_labels, silhouette_samples)
-from .scib import bras, kbet_per_label, kmeans_nmi_ari, scib_neighbor_sizes
+    metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, silhouette_samples)
+from .scib import SCIB_METRICS, ScibContext, ScibMetric
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
            'check_not_constant', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers',
            'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
-           'BatchIntegrationTask', 'scib_extras', 'CrossSpeciesIntegrationTask', 'make_task', 'check_inputs',
-           'evaluate', 'evaluate_seeds']
+           'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras', 'CrossSpeciesIntegrationTask',
+           'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -404,24 +403,27 @@ def _compute_metrics(self: BatchIntegrationTask) -> list[MetricResult]:
            metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch, device=self.device))]
     return out + (scib_extras(X, self.labels, self.batch, nb, self.sil, self.device) if self.extras else [])
 
+# %% ../../nbs/21_cells.tasks.ipynb #714e4976
+def scib_extra_metrics(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[ScibMetric]:
+    "The rows of the scIB table that `--extras` reports, in their order there."
+    return sorted((m for m in metrics if m.extras_at is not None), key=lambda m: m.extras_at)
+
+def extras_help(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> str:
+    "The `--extras` help text: the names of the extras, from the table."
+    names = ', '.join(str(m.metric_type) for m in scib_extra_metrics(metrics))
+    return f"Add the scIB metrics to batch_integration (scib-metrics definitions): {names}."
+
 # %% ../../nbs/21_cells.tasks.ipynb #b16048ab
-def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None,
-                device: str='cpu') -> list[MetricResult]:
+def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None, device: str='cpu',
+                metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[MetricResult]:
     "The scIB metrics of `--extras` (scib-metrics definitions), neighbour sizes 90/50/15 capped at the number of cells."
-    sz, M = scib_neighbor_sizes(nbrs.n), MetricType
-    nb90 = nbrs.head(min(sz['lisi'], nbrs.k))
-    kb = min(sz['kbet'], nb90.k)
-    il, cl = ilisi_clisi(nb90, batch, labels, device=device)
-    km = kmeans_nmi_ari(X, labels, device=device)
-    kpl = kbet_per_label(nb90.head(kb), batch, labels, device=device)
-    out = [metric_result(M.ILISI, il), metric_result(M.CLISI, cl),
-           metric_result(M.BRAS, bras(X, labels, batch, device=device)),
-           metric_result(M.KBET_GLOBAL, kbet(nb90.head(kb), batch)[0]),
-           metric_result(M.GRAPH_CONNECTIVITY, graph_connectivity(nb90.head(min(sz['graph'], nb90.k)), labels)),
-           metric_result(M.ISOLATED_LABELS, isolated_labels(X, labels, batch, sil=sil)),
-           metric_result(M.KMEANS_NMI, km['nmi']), metric_result(M.KMEANS_ARI, km['ari'])]
-    if np.isnan(kpl): log.warning("kbet_per_label: no cell-type label has >= 10 cells and 2 batches; left out")
-    else: out.insert(2, metric_result(M.KBET_PER_LABEL, kpl))
+    rows = scib_extra_metrics(metrics)
+    c = ScibContext(X, labels, batch, nbrs=nbrs, sil=sil, device=device, metrics=rows).prepare()
+    out = []
+    for m in rows:
+        v = c.value(m)
+        if np.isnan(v): log.warning("%s: undefined on these cells (NaN); left out", m.metric_type)
+        else: out.append(metric_result(m.metric_type, v))
     return out
 
 # %% ../../nbs/21_cells.tasks.ipynb #d945feb6
