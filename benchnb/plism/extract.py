@@ -333,15 +333,23 @@ class _Slot:
 
 def _ring_view(token: int, w: int, i: int, n: int):
     "The tiles of a `_Slot`, in the process that made the rings (where the loader unpickles the slot)."
-    return _RINGS[token].rings[w][i][:n]
+    buf = _RINGS[token].rings[w][i]
+    return buf if n == len(buf) else buf[:n]                  # a full batch: no new view
+
+# %% ../../nbs/31_plism.extract.ipynb #b731d97d
+def _ring_memory(shape: tuple):
+    "An uninitialised uint8 tensor that loader workers started after this call share with this process."
+    import mmap, multiprocessing as mp, torch
+    if (mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]) != 'fork': return _shared_uint8(shape)
+    return torch.frombuffer(mmap.mmap(-1, int(np.prod(shape))), dtype=torch.uint8).view(shape)   # shared, untouched
 
 # %% ../../nbs/31_plism.extract.ipynb #e7a1c0d3
 @patch
 def share_rings(self: SlideBatches, workers: int, ring_size: int, tile_shape: tuple):
-    "Make each of `workers` loader workers' `ring_size` batch buffers in shared memory, here, before they start."
+    "Make each of `workers` loader workers' `ring_size` batch buffers, here, before they start."
     self.ring_size, self.token = ring_size, next(_tokens)
     shape = (self.batch_size,) + tuple(tile_shape)
-    self.rings = [[_shared_uint8(shape) for _ in range(ring_size)] for _ in range(workers)]
+    self.rings = [[_ring_memory(shape) for _ in range(ring_size)] for _ in range(workers)]
     _RINGS[self.token] = self
 
 @patch
@@ -447,7 +455,7 @@ def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int
         with _open_h5(first.path) as f: shape = _tile_shape(f, first.keys[0])
         ring_mb = workers * batches.batch_size * int(np.prod(shape)) / 2 ** 20     # one batch buffer per worker
         if memory_mb: prefetch = max(1, min(prefetch, int(memory_mb // ring_mb)))
-        batches.share_rings(workers, prefetch + 3, shape)
+        batches.share_rings(workers, prefetch + 1, shape)                  # enough: see `_buffer`
     kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
     return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
                                        pin_memory=str(device).startswith('cuda'), **kw)
