@@ -52,9 +52,9 @@ class RawReads:
         keys = ds.keys[lo:lo + self.batches.batch_size]
         shape = (self.batches.batch_size,) + f[keys[0]].shape
         if self.buf is None or self.buf.shape != shape: self.buf = np.empty(shape, np.uint8)
-        space = h5py.h5s.create_simple(shape[1:])                         # the read call `_read_tiles` makes
-        for i, key in enumerate(keys):
-            h5py.h5d.open(f.id, key.encode()).read(space, h5py.h5s.ALL, self.buf[i], h5py.h5t.NATIVE_UINT8)
+        space, buf, fid = h5py.h5s.create_simple(shape[1:]), self.buf, f.id    # `_read_tiles`' loop, less its checks
+        open_, whole, uint8 = h5py.h5d.open, h5py.h5s.ALL, h5py.h5t.NATIVE_UINT8
+        for i, key in enumerate(keys): open_(fid, key.encode()).read(space, whole, buf[i], uint8)
         return len(keys)
 
 

@@ -275,23 +275,24 @@ def _file(self: SlideBatches, s: int):
     return self._open[s]
 
 # %% ../../nbs/31_plism.extract.ipynb #b1f0e2a2
-def _read_tile(f, key: str, out: np.ndarray, path: Path, space, full: bool=True):
-    "Read tile `key` of open h5 file `f` into `out`, a uint8 (H, W, 3) row of a batch; `PlismDataError` if it differs."
+def _check_tile_dataset(d, out: np.ndarray, path: Path, key: str):
+    "`PlismDataError` unless open h5 dataset `d` (tile `key`) holds a uint8 array of the shape of `out`."
     import h5py
-    try: d = h5py.h5d.open(f.id, key.encode())                    # h5py's low-level calls: 3× faster per tile
-    except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
-    if full or d.get_storage_size() != out.nbytes:
-        t = d.get_type()
-        if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
-            raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path,
-                                 field=key, value=d.shape)
-    d.read(space, h5py.h5s.ALL, out, h5py.h5t.NATIVE_UINT8)       # explicit types: no dtype lookup per read
+    t = d.get_type()
+    if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
+        raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path, field=key,
+                             value=d.shape)
 
 def _read_tiles(f, keys: list, out: np.ndarray, path: Path):
     "Read tiles `keys` of `f` into the rows of `out`: the first checked in full, the others by their size in bytes."
     import h5py
-    space = h5py.h5s.create_simple(out.shape[1:])
-    for i, key in enumerate(keys): _read_tile(f, key, out[i], path, space, full=i == 0)
+    space, nbytes, fid = h5py.h5s.create_simple(out.shape[1:]), out[0].nbytes, f.id
+    open_, whole, uint8 = h5py.h5d.open, h5py.h5s.ALL, h5py.h5t.NATIVE_UINT8        # looked up once a batch
+    for i, key in enumerate(keys):
+        try: d = open_(fid, key.encode())                             # h5py's low-level calls: 3× faster per tile
+        except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
+        if i == 0 or d.get_storage_size() != nbytes: _check_tile_dataset(d, out[i], path, key)
+        d.read(space, whole, out[i], uint8)                           # explicit types: no dtype lookup per read
 
 def _tile_shape(f, key: str) -> tuple:
     "The shape of tile `key` of open h5 file `f` (low-level: no `Dataset` object)."
