@@ -23,9 +23,10 @@ machine hits both alike. Two rates per run:
   end to end    tiles / the whole call. raw: the loader's start (fork), the reads, its shut-down; the slide
                 listing is given to it. data path: all of `extract` (listing the slides' keys, the rings, the
                 loader's start, the reads, the writes, the shut-down).
-  steady state  tiles after the first batch / time from the first batch's arrival in the main process to the
-                last's (raw: as the loop receives it; data path: as the no-op model gets it): start-up and
-                shut-down left out of both.
+  steady state  tiles after the 8th batch / time from the 8th batch's arrival in the main process to the last's
+                (raw: as the loop receives it; data path: as the no-op model gets it): start-up, shut-down and
+                the first touch of the batch buffers (each worker's ring of `prefetch` + 1 = 3 buffers has been
+                used once by then) left out of both.
 and the CPU seconds per tile of the main process and of the workers (joined children), whose ratio does not depend
 on the other load: on 2 busy cores the rate is about 2 / (CPU seconds per tile).
 
@@ -64,9 +65,13 @@ def process_cpu() -> np.ndarray:
     return np.array([t.user + t.system, t.children_user + t.children_system])
 
 
-def steady_rate(arrivals: list) -> float:
-    "tiles/s from the first batch's arrival to the last's: [(time, tiles), ...] → (tiles after the first) / seconds."
-    return sum(n for _, n in arrivals[1:]) / (arrivals[-1][0] - arrivals[0][0])
+STEADY_FROM = 8                                                   # batches: every ring buffer used once before
+
+
+def steady_rate(arrivals: list, skip: int = STEADY_FROM) -> float:
+    "tiles/s from the arrival of batch `skip` to the last's: [(time, tiles), ...] → tiles after it / seconds."
+    skip = min(skip, len(arrivals) // 2)
+    return sum(n for _, n in arrivals[skip + 1:]) / (arrivals[-1][0] - arrivals[skip][0])
 
 
 def raw_rate(batches, workers: int) -> float:
