@@ -22,7 +22,7 @@ __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 
            'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles',
            'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files', 'read_features',
            'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block', 'parse_tile_id',
-           'PlismTiles', 'download_plism', 'find_h5_slides', 'render_tile', 'make_synthetic_slides']
+           'tile_coords', 'PlismTiles', 'download_plism', 'find_h5_slides', 'render_tile', 'make_synthetic_slides']
 
 # %% ../../nbs/30_plism.data.ipynb #fb9ed99f
 log = get_logger('plism.data')
@@ -295,6 +295,17 @@ def parse_tile_id(key: str, file: Any=None) -> tuple[int, int, int]:
         raise PlismDataError("tile key does not parse as tile_{level}_{x}_{y}", file=file, field='tile', value=key)
     return int(parts[1]), int(parts[2]), int(parts[3])
 
+# %% ../../nbs/30_plism.data.ipynb #a08bfe4e
+_TILE_KEYS = re.compile(r'(?:tile_-?[0-9]{1,18}_-?[0-9]{1,18}_-?[0-9]{1,18}\n)*')
+
+def tile_coords(keys: Sequence[str], file: Any=None) -> np.ndarray:
+    "(n, 3) int64 [level, x, y] of tile keys, as `parse_tile_id` gives them, parsed together."
+    text = '\n'.join(keys) + '\n'
+    if text.count('\n') == len(keys) and _TILE_KEYS.fullmatch(text):
+        nums = text.replace('tile_', ' ').replace('_', ' ')
+        return np.fromstring(nums, dtype=np.int64, sep=' ').reshape(-1, 3)
+    return np.array([parse_tile_id(k, file=file) for k in keys], dtype=np.int64).reshape(-1, 3)
+
 # %% ../../nbs/30_plism.data.ipynb #c763600a
 def _open_h5(path: Path):
     import h5py
@@ -302,14 +313,22 @@ def _open_h5(path: Path):
     except FileNotFoundError: raise PlismDataError("h5 slide not found", file=path)
     except OSError as e: raise PlismDataError(f"cannot open h5 slide (truncated or not HDF5?): {e}", file=path)
 
+# %% ../../nbs/30_plism.data.ipynb #2ecd6f4e
+def _tile_keys(f) -> list:
+    "The names in open h5 file `f`, as `list(f.keys())` gives them."
+    names = list(f.id)
+    try: keys = b'\n'.join(names).decode().split('\n')
+    except UnicodeDecodeError: return list(f.keys())
+    return keys if names and len(keys) == len(names) else list(f.keys())
+
 # %% ../../nbs/30_plism.data.ipynb #a9d7b4c3
 class PlismTiles:
     "Map-style dataset over one PLISM h5 slide: item i → (HWC uint8 tile, or `transform(tile)`, int64 [level, x, y])."
     def __init__(self, path: str|os.PathLike, transform: Callable|None=None, tile_shape: tuple|None=None):
         self.path, self.transform, self.tile_shape = Path(path), transform, tile_shape
-        with _open_h5(self.path) as f: self.keys = list(f.keys())
+        with _open_h5(self.path) as f: self.keys = _tile_keys(f)
         if not self.keys: raise PlismDataError("h5 slide has no tiles", file=self.path)
-        self.coords = np.array([parse_tile_id(k, file=self.path) for k in self.keys], dtype=np.int64)
+        self.coords = tile_coords(self.keys, file=self.path)
         self._h5, self._pid = None, None
 
     def __len__(self): return len(self.keys)

@@ -275,23 +275,24 @@ def _file(self: SlideBatches, s: int):
     return self._open[s]
 
 # %% ../../nbs/31_plism.extract.ipynb #b1f0e2a2
-def _read_tile(f, key: str, out: np.ndarray, path: Path, space, full: bool=True):
-    "Read tile `key` of open h5 file `f` into `out`, a uint8 (H, W, 3) row of a batch; `PlismDataError` if it differs."
+def _check_tile_dataset(d, out: np.ndarray, path: Path, key: str):
+    "`PlismDataError` unless open h5 dataset `d` (tile `key`) holds a uint8 array of the shape of `out`."
     import h5py
-    try: d = h5py.h5d.open(f.id, key.encode())                    # h5py's low-level calls: 3× faster per tile
-    except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
-    if full or d.get_storage_size() != out.nbytes:
-        t = d.get_type()
-        if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
-            raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path,
-                                 field=key, value=d.shape)
-    d.read(space, h5py.h5s.ALL, out, h5py.h5t.NATIVE_UINT8)       # explicit types: no dtype lookup per read
+    t = d.get_type()
+    if d.shape != out.shape or t.get_class() != h5py.h5t.INTEGER or t.get_size() != 1 or t.get_sign():
+        raise PlismDataError("tile must be an (H, W, 3) uint8 array like the slide's first", file=path, field=key,
+                             value=d.shape)
 
 def _read_tiles(f, keys: list, out: np.ndarray, path: Path):
     "Read tiles `keys` of `f` into the rows of `out`: the first checked in full, the others by their size in bytes."
     import h5py
-    space = h5py.h5s.create_simple(out.shape[1:])
-    for i, key in enumerate(keys): _read_tile(f, key, out[i], path, space, full=i == 0)
+    space, nbytes, fid = h5py.h5s.create_simple(out.shape[1:]), out[0].nbytes, f.id
+    open_, whole, uint8 = h5py.h5d.open, h5py.h5s.ALL, h5py.h5t.NATIVE_UINT8        # looked up once a batch
+    for i, key in enumerate(keys):
+        try: d = open_(fid, key.encode())                             # h5py's low-level calls: 3× faster per tile
+        except (KeyError, OSError) as e: raise PlismDataError(f"cannot read tile {key}: {e}", file=path)
+        if i == 0 or d.get_storage_size() != nbytes: _check_tile_dataset(d, out[i], path, key)
+        d.read(space, whole, out[i], uint8)                           # explicit types: no dtype lookup per read
 
 def _tile_shape(f, key: str) -> tuple:
     "The shape of tile `key` of open h5 file `f` (low-level: no `Dataset` object)."
@@ -333,15 +334,23 @@ class _Slot:
 
 def _ring_view(token: int, w: int, i: int, n: int):
     "The tiles of a `_Slot`, in the process that made the rings (where the loader unpickles the slot)."
-    return _RINGS[token].rings[w][i][:n]
+    buf = _RINGS[token].rings[w][i]
+    return buf if n == len(buf) else buf[:n]                  # a full batch: no new view
+
+# %% ../../nbs/31_plism.extract.ipynb #b731d97d
+def _ring_memory(shape: tuple):
+    "An uninitialised uint8 tensor that loader workers started after this call share with this process."
+    import mmap, multiprocessing as mp, torch
+    if (mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]) != 'fork': return _shared_uint8(shape)
+    return torch.frombuffer(mmap.mmap(-1, int(np.prod(shape))), dtype=torch.uint8).view(shape)   # shared, untouched
 
 # %% ../../nbs/31_plism.extract.ipynb #e7a1c0d3
 @patch
 def share_rings(self: SlideBatches, workers: int, ring_size: int, tile_shape: tuple):
-    "Make each of `workers` loader workers' `ring_size` batch buffers in shared memory, here, before they start."
+    "Make each of `workers` loader workers' `ring_size` batch buffers, here, before they start."
     self.ring_size, self.token = ring_size, next(_tokens)
     shape = (self.batch_size,) + tuple(tile_shape)
-    self.rings = [[_shared_uint8(shape) for _ in range(ring_size)] for _ in range(workers)]
+    self.rings = [[_ring_memory(shape) for _ in range(ring_size)] for _ in range(workers)]
     _RINGS[self.token] = self
 
 @patch
@@ -447,7 +456,7 @@ def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int
         with _open_h5(first.path) as f: shape = _tile_shape(f, first.keys[0])
         ring_mb = workers * batches.batch_size * int(np.prod(shape)) / 2 ** 20     # one batch buffer per worker
         if memory_mb: prefetch = max(1, min(prefetch, int(memory_mb // ring_mb)))
-        batches.share_rings(workers, prefetch + 3, shape)
+        batches.share_rings(workers, prefetch + 1, shape)                  # enough: see `_buffer`
     kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
     return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
                                        pin_memory=str(device).startswith('cuda'), **kw)
