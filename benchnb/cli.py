@@ -79,7 +79,7 @@ def _root(version: bool = typer.Option(
 
 # %% ../nbs/09_cli.ipynb #4323e1db
 def _mount_families(app: typer.Typer, only: str|None=None):
-    load_plugins()
+    load_plugins(only=only)
     names = [only] if only in families else families.names()   # one family's group when the command names it
     for name in names:
         info = families[name]
