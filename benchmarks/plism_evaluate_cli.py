@@ -7,6 +7,10 @@ its children: git). With `--plain`, the plain numpy definition (`plain_pair`: pe
 fp32, then counts; issue 15's yardstick) runs too, as a fresh process reading the same files, numpy only, on one
 BLAS thread (on a shared machine, BLAS threads on small products cost it more than they give).
 
+The command runs as the `benchnb` console script runs it (`benchnb.cli.entry`: `main`, then `os._exit`, no interpreter
+teardown). Sections of RESULTS-plism.md before 2026-11-26 13:00 ran `sys.exit(main(...))`, which also paid the
+teardown (~0.2 CPU-s at 12 × 460) and compiled benchnb's sources on every run (below).
+
 Every child gets its own `PYTHONPYCACHEPREFIX` (bytecode written once, outside the trees, as an installed package has
 it) and no `PYTHONDONTWRITEBYTECODE`: with that variable set (as in this environment), every run compiled benchnb's
 sources again, ~0.1 CPU-s that a user does not pay.
@@ -57,7 +61,7 @@ def timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float]:
 
 def one_run(tree: Path, features: Path, metrics: Path, n_tiles: str, pycache: Path) -> tuple[float, float]:
     "(wall, CPU) seconds of one `benchnb plism evaluate` in a fresh interpreter importing benchnb from `tree`."
-    code = "import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from benchnb.cli import entry; entry(sys.argv[1:])"     # what the `benchnb` script runs
     args = ['plism', 'evaluate', '--extractor', 'bench', '--features-dir', str(features), '--metrics-dir', str(metrics),
             '--n-tiles', n_tiles, '--overwrite']
     return timed([sys.executable, '-c', code, *args], child_env(tree, pycache), tree)

@@ -417,8 +417,11 @@ def _blas_threads_per_worker(workers: int, small: bool=False):
 
 # %% ../../nbs/32_plism.kernel.ipynb #e467590f
 def _pair_threads(workers: int, small: bool) -> int:
-    "Pair threads: `workers`, and for small products (one BLAS thread each) at least one per core."
-    return max(workers, os.cpu_count() or 1) if small else workers
+    "Pair threads: `workers`; for small products (one BLAS thread each) at least as many as BLAS may use here."
+    if not small: return workers
+    from threadpoolctl import threadpool_info
+    blas = [i['num_threads'] for i in threadpool_info() if i.get('user_api') == 'blas']
+    return max(workers, min(blas, default=os.cpu_count() or 1))
 
 # %% ../../nbs/32_plism.kernel.ipynb #50ff29ef
 def _caller_numba_threads(fn):
