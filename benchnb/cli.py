@@ -4,11 +4,12 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import atexit, functools, os, signal, sys, threading, traceback
+import atexit, functools, os, re, signal, sys, threading, traceback
+from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, List, Optional, get_args, get_origin
 
-import click, typer
+import typer
 
 import benchnb
 import typer.core, typer.main
@@ -77,17 +78,18 @@ def _root(version: bool = typer.Option(
     "benchnb: Translator, single-cell and PLISM benchmarks, end to end."
 
 # %% ../nbs/09_cli.ipynb #4323e1db
-def _mount_families(app: typer.Typer):
-    load_plugins()
-    for name in families.names():
+def _mount_families(app: typer.Typer, only: str|None=None):
+    load_plugins(only=only)
+    names = [only] if only in families else families.names()   # one family's group when the command names it
+    for name in names:
         info = families[name]
         if info.cli is not None: app.add_typer(info.cli, name=name, help=info.description)
 
 # %% ../nbs/09_cli.ipynb #a4f01ae9
 _CTX = {'help_option_names': ['-h', '--help'], 'max_content_width': 100}
 
-def build_app() -> typer.Typer:
-    "The `benchnb` Typer app with the core commands and every registered family's group."
+def build_app(only: str|None=None) -> typer.Typer:
+    "The `benchnb` Typer app: the core commands and every registered family's group (`only`'s, if it names one)."
     # plain click help: complete option names at any width, plain text in pipes and notebooks
     typer.core.HAS_RICH = False
     app = typer.Typer(name='benchnb', no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
@@ -96,8 +98,67 @@ def build_app() -> typer.Typer:
     app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
     app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
     app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
-    _mount_families(app)
+    _mount_families(app, only)
     return app
+
+# %% ../nbs/09_cli.ipynb #05f344c8
+_INT = re.compile(r'-?(0|[1-9][0-9]{0,17})')
+_FLOAT = re.compile(r'-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,15})?')
+_NOT_PLAIN = object()
+
+def _plain_value(kind: type, v: Any) -> Any:
+    "`v` as typer coerces it to `kind` (str, bool, int, float, Path) when that needs no pydantic; else `_NOT_PLAIN`."
+    if kind is str: return v if isinstance(v, str) else _NOT_PLAIN
+    if kind is bool: return v if type(v) is bool else _NOT_PLAIN
+    if kind is Path: return Path(v) if isinstance(v, (str, Path)) and str(v) else _NOT_PLAIN
+    if isinstance(v, str): return kind(v) if (_INT if kind is int else _FLOAT).fullmatch(v) else _NOT_PLAIN
+    if type(v) is int or (kind is float and type(v) is float): return kind(v)
+    return _NOT_PLAIN
+
+# %% ../nbs/09_cli.ipynb #7002a536
+try: from typer._coercion import RuntimeParam, build_runtime_param; from typer._param_types import coerce_cli_path
+except ImportError: RuntimeParam = None                 # a typer without pydantic coercion: nothing to avoid
+
+def _plain_kind(desc) -> type|None:
+    "str, bool, int, float or Path when the parameter (or each item of its list) needs no pydantic; else None."
+    info, t = desc.parameter_info, desc.annotation
+    if get_origin(t) is list: t = get_args(t)[0] if len(get_args(t)) == 1 else None
+    fancy = info.parser is not None or desc.is_choice or desc.is_file or info.path_type is not None
+    return None if fancy or t not in (str, bool, int, float, Path) or (info.min, info.max) != (None, None) else t
+
+# %% ../nbs/09_cli.ipynb #f2a003e7
+if RuntimeParam is not None:
+    @dataclass(frozen=True)
+    class _PlainParam(RuntimeParam):
+        "A typer runtime parameter for plain values (`_plain_kind`); anything else by the one typer builds."
+        desc: Any = None
+        kind: type = str
+        def _coerce_value(self, value, param, ctx):
+            many = self.desc.is_list
+            vals = [_plain_value(self.kind, v) for v in (value if many and isinstance(value, (list, tuple)) else [value])]
+            if any(v is _NOT_PLAIN for v in vals) or (many and not isinstance(value, (list, tuple))):
+                return build_runtime_param(self.desc)._coerce_value(value, param=param, ctx=ctx)
+            if self.kind is Path:
+                info = self.desc.parameter_info
+                vals = [coerce_cli_path(v, info, path_type=Path, param=param, ctx=ctx) for v in vals]
+            return vals if many else vals[0]
+
+# %% ../nbs/09_cli.ipynb #26a6f5ef
+def _plain_param(p):
+    "`p` given a `_PlainParam` if it is plain and typer has not built its runtime parameter yet; returns `p`."
+    desc = getattr(p, 'type_descriptor', None)
+    if desc is not None and getattr(p, '_runtime_param', False) is None and (kind := _plain_kind(desc)):
+        p._runtime_param = _PlainParam(desc.parameter_info, desc.annotation, desc, kind)
+    return p
+
+def _plain_coercion(cmd):
+    "Every plain parameter under the click command `cmd` coerced by `_PlainParam`; returns `cmd`."
+    for sub in getattr(cmd, 'commands', {}).values(): _plain_coercion(sub)
+    if RuntimeParam is None: return cmd
+    for p in cmd.params: _plain_param(p)
+    help_option = cmd.get_help_option                  # made as a command is parsed, from its context's help names
+    cmd.get_help_option = lambda ctx: (o := help_option(ctx)) and _plain_param(o)
+    return cmd
 
 # %% ../nbs/09_cli.ipynb #fddb78c1
 def _say(msg: str):
@@ -142,10 +203,10 @@ def _say_interrupted(argv: list[str]|None, code: int=EXIT_INTERRUPTED, resumes: 
     _say(f"{what}; finished work is kept, rerun the same command to resume" if resumes else what)
 
 # %% ../nbs/09_cli.ipynb #b25cc18b
-def _watch(cmd: click.Command, started: list) -> click.Command:
+def _watch(cmd, started: list):
     "Make each leaf command under `cmd` append its function to `started` as it starts; returns `cmd`."
     for sub in getattr(cmd, 'commands', {}).values(): _watch(sub, started)
-    if isinstance(cmd, click.Group) or cmd.callback is None: return cmd
+    if hasattr(cmd, 'commands') or cmd.callback is None: return cmd      # a group
     run = cmd.callback
     def starting(*args, **kwargs):
         started.append(run)
@@ -161,11 +222,17 @@ def _stop_code(e: BaseException) -> int:
     causes = (e, e.__cause__, e.__context__)
     return EXIT_TERMINATED if sigterm_seen() or any(isinstance(c, Terminated) for c in causes) else EXIT_INTERRUPTED
 
+# %% ../nbs/09_cli.ipynb #d62d51e1
+def _command(argv: list[str]|None, started: list):
+    "The click command for `argv` (None: the process's arguments), watched (`_watch`), plain options without pydantic."
+    args = sys.argv[1:] if argv is None else argv
+    only = args[0] if args and not args[0].startswith('-') else None
+    return _plain_coercion(_watch(typer.main.get_command(build_app(only)), started))
+
 # %% ../nbs/09_cli.ipynb #dfd4e683
 def _run(argv: list[str]|None) -> int:
     started = []                                                # the command that ran (for the Ctrl-C line)
-    try: code = _app_code(_watch(typer.main.get_command(build_app()), started)(
-        args=argv, prog_name='benchnb', standalone_mode=False))
+    try: code = _app_code(_command(argv, started)(args=argv, prog_name='benchnb', standalone_mode=False))
     except typer.Exit as e: code = _stop_code(e) if isinstance(e.__cause__, KeyboardInterrupt) else e.exit_code
     except (typer.Abort, KeyboardInterrupt) as e: code = _stop_code(e)
     except typer.TyperException as e: return _usage_error(e)   # usage errors: 2

@@ -241,10 +241,11 @@ def _import_logged(module: str) -> None:
         get_logger('core').warning("plugin %s not loaded: %s", module, _plugin_errors[module])
 
 # %% ../nbs/00_core.ipynb #fb9f0374
-def load_plugins(package: str='benchnb', group: str='benchnb.plugins') -> dict[str, str]:
-    "Import every `<package>.<sub>.cli` module and `group` entry point; return {module: error} for failures."
+def load_plugins(package: str='benchnb', group: str='benchnb.plugins', only: str|None=None) -> dict[str, str]:
+    "Import every `<package>.<sub>.cli` module (just `<package>.<only>.cli` if there is one) and `group` entry point."
     pkg = importlib.import_module(package)
     mods = [f"{package}.{m.name}.cli" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg]
+    if f"{package}.{only}.cli" in mods: mods = [f"{package}.{only}.cli"]
     mods = [m for m in mods if importlib.util.find_spec(m) is not None]
     for m in mods + [ep.value for ep in metadata.entry_points(group=group)]: _import_logged(m)
     return dict(_plugin_errors)

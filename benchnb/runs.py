@@ -15,9 +15,9 @@ from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
 __all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
-           'write_json', 'write_npy', 'git_revision', 'now_iso', 'RunDir', 'new_run_id', 'Ledger', 'pending_files',
-           'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen',
-           'client_identity', 'client_alive', 'check_seed']
+           'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir', 'new_run_id', 'Ledger',
+           'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt',
+           'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -104,17 +104,52 @@ def write_npy(path, array: np.ndarray) -> Path:
     with atomic_write(path, 'wb') as f: np.save(f, array)
     return Path(path)
 
+# %% ../nbs/00b_runs.ipynb #bad98479
+def _fsync_together(files: list[tuple[int, Path]]):
+    "fsync every (fd, path) at once, one thread each; raise the first `OSError`, named with its path."
+    errors = [None] * len(files)
+    def sync(i: int):
+        try:
+            with os_error_names(files[i][1], 'writing'): os.fsync(files[i][0])
+        except OSError as e: errors[i] = e
+    threads = [threading.Thread(target=sync, args=(i,)) for i in range(len(files))]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    if err := next((e for e in errors if e is not None), None): raise err
+
+# %% ../nbs/00b_runs.ipynb #4ac1e693
+@contextlib.contextmanager
+def atomic_files(*paths: str|os.PathLike, mode: str='w', encoding: str|None='utf-8') -> Iterator[list]:
+    "Temp files beside `paths` for writing; if the block succeeds, all synced at once, then each renamed over its path."
+    opened = []                                   # (file, temp name, target)
+    try:
+        for p in map(Path, paths):
+            with os_error_names(p, 'writing'): fd, tmp = _temp_beside(p)
+            opened.append((os.fdopen(fd, mode, encoding=None if 'b' in mode else encoding), tmp, p))
+        yield [f for f, _, _ in opened]
+        for f, _, p in opened:
+            with os_error_names(p, 'writing'): f.flush()
+        _fsync_together([(f.fileno(), p) for f, _, p in opened])
+        for f, tmp, p in opened:
+            f.close()
+            with os_error_names(p, 'writing'): os.replace(tmp, p)
+    except BaseException:
+        for f, tmp, _ in opened:
+            with contextlib.suppress(OSError): f.close()
+            with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        raise
+
 # %% ../nbs/00b_runs.ipynb #3f34bb76
 def git_revision(path: str|os.PathLike|None=None) -> str|None:
     "The git commit of the checkout containing `path` (default: benchnb itself), with `+dirty` if modified."
     if path is None: path = Path(__file__).parent if '__file__' in globals() else Path.cwd()
-    git = lambda *args: subprocess.run(['git', *args], cwd=path, capture_output=True, text=True, timeout=5)
-    try:
-        rev = git('rev-parse', 'HEAD')
-        if rev.returncode: return None
-        dirty = git('status', '--porcelain', '--untracked-files=no')
-        return rev.stdout.strip() + ('+dirty' if dirty.stdout.strip() else '')
+    try: r = subprocess.run(['git', 'status', '--porcelain=v2', '--branch', '--untracked-files=no'], cwd=path,
+                            capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.SubprocessError): return None
+    lines = r.stdout.splitlines()
+    rev = next((l.split()[2] for l in lines if l.startswith('# branch.oid ')), None)
+    if r.returncode or rev is None or rev == '(initial)': return None      # no checkout, or no commit yet
+    return rev + ('+dirty' if any(not l.startswith('#') for l in lines) else '')
 
 # %% ../nbs/00b_runs.ipynb #a79ab15e
 def now_iso() -> str:

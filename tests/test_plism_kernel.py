@@ -89,7 +89,8 @@ def test_cupy_is_lazy():
 
 
 def test_evaluate_command_imports(tmp_path):
-    "`benchnb plism evaluate` on a small CPU run imports neither pandas, numba nor torch (start-up is most of its time)."
+    "`benchnb plism evaluate` on a small CPU run imports neither pandas, numba, torch, pydantic (typer's coercion) nor"
+    " another family (start-up is most of its time)."
     import subprocess, sys
     from benchnb.plism.data import features_path, slide_id, write_features
     coords = np.array([[16, x, y] for x in range(6) for y in range(5)], np.float32)
@@ -99,7 +100,8 @@ def test_evaluate_command_imports(tmp_path):
     code = ("import sys; from benchnb.cli import main\n"
             f"code = main(['plism', 'evaluate', '--extractor', 'toy', '--features-dir', {str(tmp_path/'f')!r}, "
             f"'--metrics-dir', {str(tmp_path/'m')!r}, '--n-tiles', 'all', '--top-k', '1', '3', '5', '10'])\n"
-            "print(code, [m for m in ('pandas', 'numba', 'torch') if m in sys.modules])")
+            "print(code, [m for m in ('pandas', 'numba', 'torch', 'pydantic', 'benchnb.translator', 'benchnb.cells')"
+            " if m in sys.modules])")
     env = {**os.environ, 'BENCHNB_PROGRESS': '0'}
     r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
     assert r.stdout.strip().splitlines()[-1] == '0 []', r.stdout + r.stderr

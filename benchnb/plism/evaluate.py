@@ -13,7 +13,7 @@ from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
-from ..runs import Ledger, RunDir, atomic_write, now_iso, write_json
+from ..runs import Ledger, RunDir, atomic_files, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
     n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
@@ -155,15 +155,23 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
 def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) -> tuple[list[str], str, Path]:
     "(sorted slide ids, the `<n>_tiles` label, the output folder) of an evaluation."
     ids = sorted(files)
-    n_rows = read_features(files[ids[0]]).shape[0]
+    n_rows = read_features(files[ids[0]], check_order=False).shape[0]     # its rows are checked where it is loaded
     tile_subset(n_tiles, n_rows, files[ids[0]])     # a subset the slides cannot give fails here, before any write
     label = n_tiles_label(n_tiles, n_rows)
     return ids, label, Path(metrics_dir)/label/extractor
 
+# %% ../../nbs/33_plism.evaluate.ipynb #d40b998b
+def _write_json_once(path: Path, obj: dict):
+    "`write_json(path, obj)` unless the file already holds exactly that text."
+    try:
+        if path.read_text(encoding='utf-8') == json.dumps(obj, indent=2) + '\n': return
+    except (OSError, UnicodeDecodeError): pass
+    write_json(path, obj)
+
 # %% ../../nbs/33_plism.evaluate.ipynb #ee82b271
 def _pending_pairs(cache: Path, config: dict, ids: list[str], shard, overwrite: bool) -> tuple:
     "(cache, this shard's ledger, recorded pairs, this shard's pairs still to compute)."
-    write_json(cache/'config.json', config)
+    _write_json_once(cache/'config.json', config)
     i, n = parse_shard(shard)
     ledger = Ledger(cache/f"shard-{i}-of-{n}.jsonl")
     if overwrite and ledger.path.exists(): ledger.path.unlink()
@@ -293,14 +301,16 @@ def results_text(results: dict[str, dict[str, str]]) -> str:
 def _write_outputs(out: Path, manifest: dict, config: dict, table: list[dict], extra: list[dict],
                    metrics: list[dict], top_k: list[int]):
     "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`."
+    names = ('metrics.csv', 'results.csv', 'pair_details.csv', 'evaluate.json')
     with RunDir(out, manifest, kind='plism-evaluate'):
-        with atomic_write(out/'metrics.csv') as f: write_csv(f, metrics)
         res = [{'': cat, **cells} for cat, cells in results_cells(metrics, top_k).items()]
-        with atomic_write(out/'results.csv') as f: write_csv(f, res)
         details = [{'slide_a': t['slide_a'], 'slide_b': t['slide_b'], 'category': t['category'], **x}
                    for t, x in zip(table, extra)]
-        with atomic_write(out/'pair_details.csv') as f: write_csv(f, details)
-        write_json(out/'evaluate.json', config)
+        with atomic_files(*(out/n for n in names)) as (m, r, p, e):
+            write_csv(m, metrics)
+            write_csv(r, res)
+            write_csv(p, details)
+            e.write(json.dumps(config, indent=2) + '\n')          # as `write_json` writes it
 
 # %% ../../nbs/33_plism.evaluate.ipynb #e7cfc78c
 def tiles_folder(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> str:

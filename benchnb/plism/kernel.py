@@ -415,6 +415,14 @@ def _blas_threads_per_worker(workers: int, small: bool=False):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(1 if small else max(1, (os.cpu_count() or 1) // workers), user_api='blas')
 
+# %% ../../nbs/32_plism.kernel.ipynb #e467590f
+def _pair_threads(workers: int, small: bool) -> int:
+    "Pair threads: `workers`; for small products (one BLAS thread each) at least as many as BLAS may use here."
+    if not small: return workers
+    from threadpoolctl import threadpool_info
+    blas = [i['num_threads'] for i in threadpool_info() if i.get('user_api') == 'blas']
+    return max(workers, min(blas, default=os.cpu_count() or 1))
+
 # %% ../../nbs/32_plism.kernel.ipynb #50ff29ef
 def _caller_numba_threads(fn):
     "`fn`, run in another thread with the numba thread count of this one (no-op until numba is imported)."
@@ -463,12 +471,13 @@ def twin_ranks(features: Mapping[str, np.ndarray], pairs: Sequence[tuple[str, st
     # interruptible_map, not a ThreadPoolExecutor: Ctrl-C must not wait for every queued pair
     # (pairs come as they finish)
     small = isinstance(be, NumpyBackend) and be.xp is np and len(next(iter(full.values()))) ** 2 <= _NUMPY_MAX
-    with _blas_threads_per_worker(workers, small):
+    threads = _pair_threads(workers, small)
+    with _blas_threads_per_worker(threads, small):
         self_terms = interruptible_map(_caller_numba_threads(partial(_self_term, be, sims, th, partners)), slides,
-                                       workers)
+                                       threads)
         selfc = {k: v for _, d in self_terms for k, v in d.items()}
         pair_ranks = _caller_numba_threads(partial(_pair_ranks, be, sims, th, selfc))
-        for _, r in interruptible_map(pair_ranks, pairs, workers): yield r
+        for _, r in interruptible_map(pair_ranks, pairs, threads): yield r
 
 # %% ../../nbs/32_plism.kernel.ipynb #10b9d00b
 def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:

@@ -30,7 +30,7 @@ HELP = {'n_tiles': "Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 1
         'backend': "auto (numpy on CPU, torch on CUDA), numpy, torch or cupy.",
         'precision': "fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation).",
         'memory_mb': "Memory budget of one similarity block, in MB (> 0).",
-        'workers': "Threads over slides and pairs (>= 1)."}
+        'workers': "Threads over slides and pairs (>= 1); 460-tile slides: at least one per BLAS thread."}
 
 # %% ../../nbs/33a_plism.options.ipynb #ed864167
 def checked(o: EvaluateOptions) -> EvaluateOptions:
