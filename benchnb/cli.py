@@ -116,8 +116,11 @@ def _plain_value(kind: type, v: Any) -> Any:
     return _NOT_PLAIN
 
 # %% ../nbs/09_cli.ipynb #7002a536
-try: from typer._coercion import RuntimeParam, build_runtime_param; from typer._param_types import coerce_cli_path
-except ImportError: RuntimeParam = None                 # a typer without pydantic coercion: nothing to avoid
+try:
+    if not typer.__version__.startswith('0.29.'): raise ImportError(f"typer {typer.__version__}: internals not checked")
+    from typer._coercion import RuntimeParam, build_runtime_param
+    from typer._param_types import coerce_cli_path
+except ImportError: RuntimeParam = None                 # typer's own coercion throughout
 
 def _plain_kind(desc) -> type|None:
     "str, bool, int, float or Path when the parameter (or each item of its list) needs no pydantic; else None."
