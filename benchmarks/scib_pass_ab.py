@@ -21,13 +21,16 @@ import json, os, subprocess, sys, time, warnings
 import numpy as np
 warnings.filterwarnings('ignore')
 sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2])
-from scib_parity import load
-from benchnb.cells.silhouette import knn_and_silhouette
+from benchnb.cells.silhouette import knn_and_silhouette           # first: scib_parity puts this checkout on the path
 from benchnb.cells.scib import scib_table
+import benchnb
+assert benchnb.__file__.startswith(sys.argv[1]), benchnb.__file__
+from scib_parity import load
 n, out, table = int(sys.argv[3]), sys.argv[4], sys.argv[5] == '1'
 embs, labels, batches, X_pre = load('synthetic', n)
 X = embs['integrated']
-knn_and_silhouette(X[:3000], 90, labels[:3000])                                   # warm-up (numba cache)
+for dt in (np.float32, np.float64):                                               # warm-up (numba cache), both
+    knn_and_silhouette(X[:3000], 90, labels[:3000], dtype=dt)                     # tile types
 up = lambda: subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip().split('load average: ')[-1]
 rec = {'load_before': up()}
 c, w = time.process_time(), time.perf_counter()

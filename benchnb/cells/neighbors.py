@@ -296,8 +296,10 @@ def _column_min(D, out):
         for b in range(D.shape[1]): out[b] = min(out[b], D[a, b])
 
 @njit(cache=_CACHE)
-def _merge_column(D, b, ids, bd, bi, cnt, thr, kc):
-    "Append the cells `ids[a]` with D[a, b] ≤ thr (≤ 32 rows) to one cell's buffer; the new (count, bound)."
+def _merge_column(D, b, ids, cand, j):
+    "Append the cells `ids[a]` with D[a, b] within cell j's bound (≤ 32 rows) to its buffer in `cand`."
+    bd, bi, cnts, thrs, kc = cand
+    bd, bi, cnt, thr = bd[j], bi[j], cnts[j], thrs[j]
     if cnt + D.shape[0] > len(bd):
         cnt = _keep_nearest(bd, bi, cnt, kc)
         thr = bd[:kc].max()
@@ -305,7 +307,7 @@ def _merge_column(D, b, ids, bd, bi, cnt, thr, kc):
         bd[cnt] = D[a, b]; bi[cnt] = ids[a]
         cnt += D[a, b] <= thr
     if cnt >= kc and thr == np.inf: thr = _kth_value(bd[:cnt], kc - 1)
-    return cnt, thr
+    cnts[j], thrs[j] = cnt, thr
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #2c5fd412
 @njit(cache=_CACHE)
@@ -331,11 +333,11 @@ def _tile_pair(i0, i1, j0, j1, P, cand):
 @njit(cache=_CACHE)
 def _merge_columns(D, cmin, ids, j0, cand):
     "The columns' side of a 32-row piece `D`: cells j0 + b whose column minimum is within their bound take it."
-    bd, bi, cnt, thr, kc = cand
+    thr = cand[3]
     _column_min(D, cmin)
     for b in range(D.shape[1]):
         j = j0 + b
-        if cmin[b] <= thr[j]: cnt[j], thr[j] = _merge_column(D, b, ids, bd[j], bi[j], cnt[j], thr[j], kc)
+        if cmin[b] <= thr[j]: _merge_column(D, b, ids, cand, j)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #d52c8a0b
 @njit(parallel=True, cache=_CACHE)
