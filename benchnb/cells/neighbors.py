@@ -75,17 +75,43 @@ def _run_sum(d, lo, hi):
     return s
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #cd539178
+@njit(cache=_CACHE)
 def _label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Start offsets (+ end) and labels of the runs of equal values in sorted `codes`."
-    start = np.concatenate([[0], np.flatnonzero(np.diff(codes)) + 1, [len(codes)]]).astype(np.int64)
-    return start, codes[start[:-1]].astype(np.int64)
+    start = [0]
+    for b in range(1, len(codes)):
+        if codes[b] != codes[b - 1]: start.append(b)
+    start.append(len(codes))
+    st = np.array(start, np.int64)
+    return st, codes[st[:-1]].astype(np.int64)
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #a17d96d1
+@njit(cache=_CACHE)
+def _kth_value(a, k):
+    "The k-th smallest (from 0) of `a` (no NaN): quickselect on a copy, median-of-three pivots."
+    t = a.copy()
+    lo, hi = 0, len(t) - 1
+    while lo < hi:
+        x, y, z = t[lo], t[(lo + hi) // 2], t[hi]
+        p = max(min(x, y), min(max(x, y), z))
+        i, j = lo, hi
+        while i <= j:
+            while t[i] < p: i += 1
+            while t[j] > p: j -= 1
+            if i <= j:
+                t[i], t[j] = t[j], t[i]
+                i += 1; j -= 1
+        if k <= j: hi = j
+        elif k >= i: lo = i
+        else: break
+    return t[k]
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #7d075523
 @njit(cache=_CACHE)
 def _keep_nearest(bd, bi, cnt, kc):
     "Keep at the front the `kc` smallest (squared distance, cell) of the `cnt` buffered candidates; their count."
     if cnt <= kc: return cnt
-    v = np.partition(bd[:cnt], kc - 1)[kc - 1]
+    v = _kth_value(bd[:cnt], kc - 1)
     tied = np.sort(bi[:cnt][bd[:cnt] == v])                  # the kc-th value's cells: the smallest indices stay
     w = 0
     for b in range(cnt):
@@ -103,19 +129,20 @@ def _chunk_min(d, lo, hi):
     return m
 
 @njit(cache=_CACHE)
-def _merge_candidates(d2, ids, bd, bi, cnt, kc):
-    ("Append cells `ids` whose squared distances `d2` are within the current kc-th to the buffer (bd, bi) of "
-     "`cnt` candidates, pruned to `kc` when full; the new count. 32 at a time: most chunks fail at their minimum.")
-    thr = bd[:kc].max() if cnt >= kc else (np.partition(d2, kc - 1)[kc - 1] if len(d2) >= kc else np.inf)
+def _merge_candidates(d2, ids, bd, bi, cnt, thr, kc):
+    ("Append cells `ids` whose squared distances `d2` are within the bound `thr` to the buffer (bd, bi) of `cnt` "
+     "candidates (≥ kc + 32 entries), pruned to `kc` when a chunk might not fit; the new (count, bound).")
+    if cnt < kc <= cnt + len(d2): thr = _kth_value(np.concatenate((bd[:cnt], d2)), kc - 1)   # the first bound
     for c0 in range(0, len(d2), 32):
-        if _chunk_min(d2, c0, min(c0 + 32, len(d2))) > thr: continue
-        for b in range(c0, min(c0 + 32, len(d2))):
-            if d2[b] > thr: continue
-            bd[cnt] = d2[b]; bi[cnt] = ids[b]; cnt += 1
-            if cnt == len(bd):
-                cnt = _keep_nearest(bd, bi, cnt, kc)
-                thr = bd[:kc].max()
-    return cnt
+        c1 = min(c0 + 32, len(d2))
+        if _chunk_min(d2, c0, c1) > thr: continue
+        if cnt + 32 > len(bd):
+            cnt = _keep_nearest(bd, bi, cnt, kc)
+            thr = bd[:kc].max()
+        for b in range(c0, c1):
+            bd[cnt] = d2[b]; bi[cnt] = ids[b]
+            cnt += d2[b] <= thr
+    return cnt, thr
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #37a1487e
 @njit(fastmath=_FAST, cache=_CACHE)
@@ -139,24 +166,30 @@ def _row_label_sums(d, self_col, runs, S_a, acc):
     for q in range(len(lab)): S_a[lab[q]] += _run_sum(d, start[q], start[q + 1])
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #fdc78f1c
+_GEMM_ROWS = 32
+
 @njit(parallel=True, cache=_CACHE)
 def _pair_rows(gemm, norms, cols, sums, cand):
-    """One tile, each thread its share of rows: its GEMM piece `Xi[rows] @ XjT` (one BLAS thread each), each row's
-    squared distances into its kNN candidates (if kc > 0), then (if `S_i` has columns) its distance sums per label
-    run and, off the diagonal, its label's column accumulator `colacc[thread, label]`."""
+    """One tile, each thread its share of rows: its GEMM pieces `Xi[rows] @ XjT` (one BLAS thread each, `Gbuf`'s
+    width / c rows at a time), each row's squared distances into its kNN candidates (if kc > 0), then (if `S_i`
+    has columns) its distance sums per label run and, off the diagonal, its label's column accumulator."""
     (Xi, XjT, Gbuf), (sq_i, sq_j), (id_j, self_col, runs), (lab_i, S_i, colacc), (bd, bi, cnt, kc) = \
         gemm, norms, cols, sums, cand
     r, c, nt = Xi.shape[0], XjT.shape[1], colacc.shape[0]
+    sub = Gbuf.shape[1] // c
     for t in prange(nt):
-        a0, a1 = t * r // nt, (t + 1) * r // nt
-        G = Gbuf[t, :(a1 - a0) * c].reshape((a1 - a0, c))
-        if a1 > a0: np.dot(Xi[a0:a1], XjT, G)
         d = np.empty(c)
-        for a in range(a0, a1):
-            _row_squared(G[a - a0], sq_j, sq_i[a], d)
-            if 0 <= a + self_col < c: d[a + self_col] = -1.0          # the cell itself comes first
-            if kc: cnt[a] = _merge_candidates(d, id_j, bd[a], bi[a], cnt[a], kc)
-            if S_i.shape[1]: _row_label_sums(d, a + self_col, runs, S_i[a], colacc[t, lab_i[a]])
+        for s0 in range(t * r // nt, (t + 1) * r // nt, sub):
+            s1 = min(s0 + sub, (t + 1) * r // nt)
+            G = Gbuf[t, :(s1 - s0) * c].reshape((s1 - s0, c))
+            np.dot(Xi[s0:s1], XjT, G)
+            for a in range(s0, s1):
+                _row_squared(G[a - s0], sq_j, sq_i[a], d)
+                if 0 <= a + self_col < c: d[a + self_col] = -1.0          # the cell itself comes first
+                if kc:
+                    thr = bd[a, :kc].max() if cnt[a] >= kc else np.inf
+                    cnt[a] = _merge_candidates(d, id_j, bd[a], bi[a], cnt[a], thr, kc)[0]
+                if S_i.shape[1]: _row_label_sums(d, a + self_col, runs, S_i[a], colacc[t, lab_i[a]])
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #7f1bb411
 @dataclass
@@ -254,13 +287,101 @@ def _sorted_by_label(X: np.ndarray, codes: np.ndarray, dtype) -> tuple:
     Xc = np.ascontiguousarray((X - X.mean(0))[order], dtype=dtype)
     return order, np.ascontiguousarray(codes[order]), Xc, np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
 
+# %% ../../nbs/20d_cells.neighbors.ipynb #be01b0a5
+@njit(fastmath=_FAST | {'nnan', 'ninf'}, cache=_CACHE)
+def _column_min(D, out):
+    "out[b] = min over the rows of D[:, b]."
+    out[:] = np.inf
+    for a in range(D.shape[0]):
+        for b in range(D.shape[1]): out[b] = min(out[b], D[a, b])
+
+@njit(cache=_CACHE)
+def _merge_column(D, b, ids, cand, j):
+    "Append the cells `ids[a]` with D[a, b] within cell j's bound (≤ 32 rows) to its buffer in `cand`."
+    bd, bi, cnts, thrs, kc = cand
+    bd, bi, cnt, thr = bd[j], bi[j], cnts[j], thrs[j]
+    if cnt + D.shape[0] > len(bd):
+        cnt = _keep_nearest(bd, bi, cnt, kc)
+        thr = bd[:kc].max()
+    for a in range(D.shape[0]):
+        bd[cnt] = D[a, b]; bi[cnt] = ids[a]
+        cnt += D[a, b] <= thr
+    if cnt >= kc and thr == np.inf: thr = _kth_value(bd[:cnt], kc - 1)
+    cnts[j], thrs[j] = cnt, thr
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #2c5fd412
+@njit(cache=_CACHE)
+def _tile_pair(i0, i1, j0, j1, P, cand):
+    "Rows i0:i1 × columns j0:j1 of the symmetric pass `P` (Xc, sq, ids, cs, S), candidates `cand` of every cell."
+    (Xc, sq, ids, cs, S), (bd, bi, cnt, thr, kc) = P, cand
+    c, diag, L = j1 - j0, i0 == j0, S.shape[1]
+    G, D = np.empty((_GEMM_ROWS, c), Xc.dtype), np.empty((_GEMM_ROWS, c))
+    d, cmin, acc, runs = np.empty(c), np.empty(c), np.zeros((L, c)), _label_runs(cs[j0:j1])
+    for s0 in range(i0, i1, _GEMM_ROWS):
+        s1 = min(s0 + _GEMM_ROWS, i1)
+        np.dot(Xc[s0:s1], Xc[j0:j1].T, G[:s1 - s0])
+        for a in range(s0, s1):
+            _row_squared(G[a - s0], sq[j0:j1], sq[a], D[a - s0])
+            if diag: D[a - s0, a - j0] = -1.0                               # the cell itself comes first
+            if kc: cnt[a], thr[a] = _merge_candidates(D[a - s0], ids[j0:j1], bd[a], bi[a], cnt[a], thr[a], kc)
+            if L:
+                d[:] = D[a - s0]
+                _row_label_sums(d, a - j0 if diag else -1, runs, S[a], acc[cs[a]])
+        if kc and not diag: _merge_columns(D[:s1 - s0], cmin, ids[s0:s1], j0, cand)
+    if L and not diag: S[j0:j1] += acc.T
+
+@njit(cache=_CACHE)
+def _merge_columns(D, cmin, ids, j0, cand):
+    "The columns' side of a 32-row piece `D`: cells j0 + b whose column minimum is within their bound take it."
+    thr = cand[3]
+    _column_min(D, cmin)
+    for b in range(D.shape[1]):
+        j = j0 + b
+        if cmin[b] <= thr[j]: _merge_column(D, b, ids, cand, j)
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #d52c8a0b
+@njit(parallel=True, cache=_CACHE)
+def _pair_round(pairs, block, P, cand):
+    "Every tile pair (I, J) of `pairs` (blocks of `block` cells), in parallel."
+    n = len(P[0])
+    for p in prange(len(pairs)):
+        i0, j0 = pairs[p, 0] * block, pairs[p, 1] * block
+        _tile_pair(i0, min(i0 + block, n), j0, min(j0 + block, n), P, cand)
+
+def _pair_rounds(m: int) -> list[np.ndarray]:
+    "Rounds of block pairs (I ≤ J) of m blocks, each block at most once per round: the diagonal, then round-robin."
+    out, mm = [np.repeat(np.arange(m), 2).reshape(-1, 2)], m + m % 2
+    for r in range(mm - 1):
+        ps = [(r, mm - 1)] + [((r + k) % (mm - 1), (r - k) % (mm - 1)) for k in range(1, mm // 2)]
+        ps = sorted((min(a, b), max(a, b)) for a, b in ps if max(a, b) < m)
+        if ps: out.append(np.array(ps, np.int64))
+    return out
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #22a1a71b
+_SYM_BUFFER, _SYM_MAX_BYTES = 64, 1 << 30
+
+def _symmetric_pass(order, cs, Xc, sq, kc: int, L: int, block: int) -> tuple[np.ndarray, np.ndarray]:
+    "(kc candidates per sorted cell, label distance sums n × L, sorted) from the symmetric pass."
+    from threadpoolctl import threadpool_limits
+    n = len(Xc)
+    w = kc + _SYM_BUFFER if kc else 0
+    cand = (np.empty((n, w)), np.empty((n, w), np.int64), np.zeros(n, np.int64), np.full(n, np.inf), kc)
+    P = (Xc, sq, order, cs, np.zeros((n, L)))
+    with threadpool_limits(1, user_api='blas'):
+        for pairs in _pair_rounds(-(-n // block)): _pair_round(pairs, block, P, cand)
+    _prune_all(*cand[:3], kc)
+    return cand[1][:, :kc], P[4]
+
 # %% ../../nbs/20d_cells.neighbors.ipynb #f901a67b
 def _knn_label_pass(X, kc: int, codes, L: int, dtype, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     "(kc kNN candidates per cell, label distance sums n × L) from one blocked pass; the sums need rows == cols."
     from threadpoolctl import threadpool_limits
     n, nt = len(X), numba.get_num_threads()
     (order, cs, Xc, sq), S, C = _sorted_by_label(X, codes, dtype), np.zeros((n, L)), np.empty((n, kc), np.int64)
-    P = (Xc, sq, order, cs, S, np.empty((nt, -(-min(rows, n) // nt) * min(cols, n)), dtype))
+    if rows == cols and n * (kc + _SYM_BUFFER) * 16 <= _SYM_MAX_BYTES:
+        C[order], S[order] = _symmetric_pass(order, cs, Xc, sq, kc, L, rows)
+        return C, S
+    P = (Xc, sq, order, cs, S, np.empty((nt, _GEMM_ROWS * min(cols, n)), dtype))
     with threadpool_limits(1, user_api='blas'):
         for r in (slice(i0, min(i0 + rows, n)) for i0 in range(0, n, rows)):
             cand = _candidate_buffers(r.stop - r.start, kc)
@@ -288,7 +409,7 @@ def _knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> 
     return _finish_all(X, C, k)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #c0b3fa80
-def knn(X: Any, k: int, dtype=None, block_rows: int=2048, block_cols: int=8192, device: str='cpu',
+def knn(X: Any, k: int, dtype=None, block_rows: int=1024, block_cols: int=1024, device: str='cpu',
         method: str='exact') -> Neighbors:
     ("Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch; "
      "`method='ann'`: NN-descent.")

@@ -108,7 +108,7 @@ def silhouette_samples(X: Any, labels: Any, dtype=None, device: str='cpu') -> np
     return silhouette_from_sums(label_distance_sums(X, codes, len(cats), dtype=dtype, device=device), codes)
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #800f53a5
-def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=2048) -> tuple[Neighbors, np.ndarray]:
+def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=1024) -> tuple[Neighbors, np.ndarray]:
     "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (CPU, numba)."
     X = as_embedding(X)
     n = len(X)
