@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 import plism_evaluate      # the same synthetic PLISM features as the evaluate benchmark (this folder)
+from plism_plain import plain_pair   # the definition in numpy only (this folder)
 
 from benchnb.plism.data import N_TILES_PER_SLIDE, features_path, tile_subset
 from benchnb.plism.evaluate import compute_metrics
@@ -28,23 +29,6 @@ from benchnb.plism.kernel import cross_counts, hard_slides, l2_normalize, make_b
 def synthetic_features(root: Path, n_slides: int, n: int = N_TILES_PER_SLIDE) -> list[str]:
     "n_slides PLISM-format features.npy files (extractor 'bench') of n registered tiles (all 16,278 by default)."
     return plism_evaluate.synthetic_features(root, n_slides, n)
-
-
-def plain_pair(a: np.ndarray, b: np.ndarray, top_k=(1, 3, 5, 10)) -> dict:
-    "The definition, plainly: fp32 normalise, S = G Gᵀ, count entries above the twin's similarity."
-    a = a / np.linalg.norm(a, axis=1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=1, keepdims=True)
-    g, n = np.concatenate([a, b]), len(a)
-    s = g @ g.T
-    q = np.arange(2 * n)
-    twin = np.r_[q[n:], q[:n]]
-    t = s[q, twin].copy()
-    s[q, q] = -np.inf
-    s[q, twin] = -np.inf
-    rank = (s > t[:, None]).sum(1)
-    out = {'cosine_similarity': float(t[:n].astype(np.float64).mean())}
-    out.update({f'top_{k}_accuracy': float((rank < k).mean()) for k in top_k})
-    return out
 
 
 CPU_TIME = False
