@@ -138,7 +138,8 @@ if RuntimeParam is not None:
         kind: type = str
         def _coerce_value(self, value, param, ctx):
             many = self.desc.is_list
-            vals = [_plain_value(self.kind, v) for v in (value if many and isinstance(value, (list, tuple)) else [value])]
+            items = value if many and isinstance(value, (list, tuple)) else [value]
+            vals = [_plain_value(self.kind, v) for v in items]
             if any(v is _NOT_PLAIN for v in vals) or (many and not isinstance(value, (list, tuple))):
                 return build_runtime_param(self.desc)._coerce_value(value, param=param, ctx=ctx)
             if self.kind is Path:
