@@ -15,8 +15,8 @@ from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
 __all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
-           'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir', 'new_run_id', 'Ledger',
-           'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt',
+           'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir', 'new_run_id',
+           'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt',
            'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
@@ -94,9 +94,13 @@ def _json_default(o):
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
 
 # %% ../nbs/00b_runs.ipynb #7ea34755
+def json_text(obj: Any, indent: int|None=2) -> str:
+    "`obj` as the JSON text `write_json` writes (numpy scalars and arrays converted, a final newline)."
+    return json.dumps(obj, indent=indent, default=_json_default) + '\n'
+
 def write_json(path, obj: Any, indent: int|None=2) -> Path:
     "Atomically write `obj` as JSON (numpy scalars and arrays converted)."
-    return write_text(path, json.dumps(obj, indent=indent, default=_json_default) + '\n')
+    return write_text(path, json_text(obj, indent))
 
 # %% ../nbs/00b_runs.ipynb #a56fbdd6
 def write_npy(path, array: np.ndarray) -> Path:

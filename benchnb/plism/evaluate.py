@@ -13,7 +13,7 @@ from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
-from ..runs import Ledger, RunDir, atomic_files, now_iso, write_json
+from ..runs import Ledger, RunDir, atomic_files, json_text, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
     n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
@@ -164,7 +164,7 @@ def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) ->
 def _write_json_once(path: Path, obj: dict):
     "`write_json(path, obj)` unless the file already holds exactly that text."
     try:
-        if path.read_text(encoding='utf-8') == json.dumps(obj, indent=2) + '\n': return
+        if path.read_text(encoding='utf-8') == json_text(obj): return
     except (OSError, UnicodeDecodeError): pass
     write_json(path, obj)
 
@@ -310,7 +310,7 @@ def _write_outputs(out: Path, manifest: dict, config: dict, table: list[dict], e
             write_csv(m, metrics)
             write_csv(r, res)
             write_csv(p, details)
-            e.write(json.dumps(config, indent=2) + '\n')          # as `write_json` writes it
+            e.write(json_text(config))
 
 # %% ../../nbs/33_plism.evaluate.ipynb #e7cfc78c
 def tiles_folder(metrics_dir: str|os.PathLike, n_tiles: int|str|None=None) -> str:
