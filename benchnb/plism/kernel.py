@@ -240,7 +240,7 @@ def cross_block(self: Backend, c, r0: int, t) -> tuple[Any, Any]:
 
 # %% ../../nbs/32_plism.kernel.ipynb #904ab0fe
 _CACHE = '__file__' in globals()   # numba caches compiled kernels for the module, not inside a notebook
-prange = range                     # numba.prange once `_kernels` compiles the kernels (numba is imported only then)
+prange = range                     # in the plain Python functions; the numba builds see numba.prange (`_build_kernels`)
 
 def _count_above(row, lo: int, hi: int, ts, hist):
     "Histogram, over row[lo:hi], of how many sorted thresholds `ts` each value exceeds (values below all: skipped)."
@@ -294,22 +294,36 @@ _KERNEL_LOCK = threading.Lock()
 _NUMPY_MAX = 1 << 18              # blocks up to this many values: numpy alone (a 460-tile slide is 211,600)
 _SERIAL = 1 << 20                 # blocks below this many values: one thread (a parallel launch costs more)
 
-def _one_thread(f):
-    "A copy of `f` named `<name>_one_thread`: numba caches its one-thread build apart from the parallel build of `f`."
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + '_one_thread', f.__defaults__, f.__closure__)
-    g.__qualname__, g.__doc__ = f.__qualname__ + '_one_thread', f.__doc__
-    return g
+def _jit_copy(numba, f, ns: dict, suffix: str='', **kw):
+    "numba build of a copy of `f` named `<name><suffix>` whose globals are `ns` (`f` and the module stay untouched)."
+    g = types.FunctionType(f.__code__, ns, f.__name__ + suffix, f.__defaults__, f.__closure__)
+    g.__qualname__, g.__doc__ = f.__qualname__ + suffix, f.__doc__
+    return numba.njit(cache=_CACHE, **kw)(g)
 
-@cache
-def _kernels() -> SimpleNamespace:
-    "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache on first use."
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a1
+def _build_kernels() -> SimpleNamespace:
+    "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache."
     os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # read when numba starts OpenMP: idle threads sleep, not spin
     import numba
-    globals().update(prange=numba.prange, _count_above=numba.njit(cache=_CACHE, inline='always')(_count_above))
-    par, ser = partial(numba.njit, parallel=True, cache=_CACHE), partial(numba.njit, cache=_CACHE)
-    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_one_thread(_self_block_counts)),
-                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_one_thread(_cross_block_counts)),
+    ns = {**globals(), 'prange': numba.prange}
+    ns['_count_above'] = _jit_copy(numba, _count_above, ns, inline='always')
+    par, ser = partial(_jit_copy, numba, ns=ns, parallel=True), partial(_jit_copy, numba, ns=ns, suffix='_one_thread')
+    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_self_block_counts),
+                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_cross_block_counts),
                            threads=numba.get_num_threads)
+
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a3
+class _Once:
+    "A callable returning `build()`, called once: the first caller builds behind a lock, the others wait for it."
+    def __init__(self, build):
+        self._build, self._lock, self._value = build, threading.Lock(), None
+    def __call__(self):
+        if self._value is None:
+            with self._lock:
+                if self._value is None: self._value = self._build()
+        return self._value
+
+_kernels = _Once(_build_kernels)
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:
