@@ -6,7 +6,7 @@
 from __future__ import annotations
 import contextlib, math, os, sys, threading, types
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -19,11 +19,11 @@ from ..runs import interruptible_map
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
            'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'gemm_buffer',
-           'self_counts', 'cross_counts', 'PairRanks', 'twin_ranks', 'hard_slides', 'nearest_tiles']
+           'self_counts', 'cross_counts', 'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides', 'nearest_tiles']
 
 # %% ../../nbs/32_plism.kernel.ipynb #e53707ac
-def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "Twin ranks of the A-queries and B-queries from the definition, on the full float64 2n × 2n cosine matrix."
+def naive_twin_ranks(a: np.ndarray, b: np.ndarray, tol: float=0.0) -> tuple[np.ndarray, np.ndarray]:
+    "Twin ranks of the A- and B-queries from the definition, float64 2n × 2n; similarities ≤ twin + `tol` tie it."
     x = np.concatenate([a, b]).astype(np.float64)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     s, n = x @ x.T, len(a)
@@ -31,7 +31,7 @@ def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
     others = np.ones_like(s, dtype=bool)
     others[q, q] = False
     others[q, twin] = False
-    rank = ((s > s[q, twin][:, None]) & others).sum(1)
+    rank = ((s > s[q, twin][:, None] + tol) & others).sum(1)
     return rank[:n], rank[n:]
 
 # %% ../../nbs/32_plism.kernel.ipynb #de60274e
@@ -416,11 +416,18 @@ def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, fl
     out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
     return out
 
+# %% ../../nbs/32_plism.kernel.ipynb #c3e2f0b1
+def tie_tolerance(d: int, precision: str='fp32') -> float:
+    "Similarities within this of the twin's count as ties (favour the query): above fp32's spread for equal vectors."
+    tol = 4 * (1 + math.sqrt(d)) * 2.0 ** -24
+    return tol + 2.0 ** -10 if precision == 'tf32' else tol
+
 # %% ../../nbs/32_plism.kernel.ipynb #81c4013d
 def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     t_full = be.rowdot(full[a], full[b])
     cosine = float(be.get(t_full).astype(np.float64).mean())
-    return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
+    tol = tie_tolerance(full[a].shape[1], be.precision)
+    return (be.round16(be.rowdot(sims[a], sims[b]) + tol) if be.precision == 'fp16' else t_full + tol), cosine
 
 # %% ../../nbs/32_plism.kernel.ipynb #a9ef400c
 def _blas_threads_per_worker(workers: int, small: bool=False):
@@ -504,15 +511,15 @@ def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:
 
 # %% ../../nbs/32_plism.kernel.ipynb #8d604b5c
 def _run_thresholds(be: Backend, full, sims, a: int, lo: int, hi: int) -> tuple[Any, Any]:
-    "((m, n) twin similarities in similarity precision, (m,) cosines) of slide `a` against slides lo…hi-1."
+    "((m, n) twin similarities + tie tolerance in similarity precision, (m,) cosines) of slide `a` vs slides lo…hi-1."
     torch, (n, d) = be.torch, full.shape[1:]
-    step = max(1, be.memory_bytes // (8 * n * d))
+    step, tol = max(1, be.memory_bytes // (8 * n * d)), tie_tolerance(d, be.precision)
     ts, cos = [], []
     for s in range(lo, hi, step):
         t = (full[a].float()[None] * full[s:min(hi, s + step)].float()).sum(-1)
         cos.append(t.double().mean(1))
-        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1))
-                  if be.precision == 'fp16' else t)
+        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1) + tol)
+                  if be.precision == 'fp16' else t + tol)
     return torch.cat(ts), torch.cat(cos)
 
 # %% ../../nbs/32_plism.kernel.ipynb #46e29592
