@@ -106,3 +106,17 @@ def test_leaderboard_rank_and_csv(tmp_path):
     assert list(zip(t['rank'], t['extractor'], t['leaderboard'])) == [(1, 'b', 0.9), (2, 'a', 0.5), (2, 'c', 0.5)]  # a tie shares rank 2
     assert r.stdout.splitlines()[0].split()[:2] == ['rank', 'extractor'] and r.stdout.splitlines()[1].split()[:2] == ['1', 'b']
     assert sorted(p.name for p in tmp_path.iterdir()) == ['lb.csv', 'm']                # atomic: no temp file left behind
+
+
+def test_two_slides_succeed(features, tmp_path):
+    "Issue 33 item 3: two slides (one pair, two empty categories) write the tables and exit 0 with no leaderboard score"
+    " (on main: the tables, then exit 1 on `field 'cell': value 'n/a'`)."
+    two = tmp_path/'two'
+    for sid in ('GM_P_', 'GV_SQ_'):
+        src = next(features.glob(f'toy/{sid}*/features.npy'))
+        (two/'toy'/src.parent.name).mkdir(parents=True)
+        (two/'toy'/src.parent.name/'features.npy').write_bytes(src.read_bytes())
+    r = bench('plism', 'evaluate', '--extractor', 'toy', '--features-dir', two, '--n-tiles', 'all', '--metrics-dir', tmp_path/'m')
+    assert r.returncode == 0, r.stderr
+    assert 'leaderboard score: n/a (no pairs in: inter-scanner; inter-staining)' in r.stdout
+    assert len(pd.read_csv(tmp_path/'m'/'20_tiles'/'toy'/'metrics.csv')) == 1

@@ -98,13 +98,16 @@ def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_di
 
 # %% ../../nbs/39_plism.cli.ipynb #35d4034a
 def _show(out: Path):
-    from benchnb.plism.evaluate import leaderboard_score, read_results, results_text
+    from benchnb.plism.evaluate import LEADERBOARD_CELLS, leaderboard_score, read_results, results_text
     if not (out/'results.csv').exists():
         typer.echo(f"recorded pairs in {out}")
         return
     res = read_results(out/'results.csv')                 # no pandas: a small evaluation stays instant
     typer.echo(f"{out/'results.csv'}\n{results_text(res)}")
-    if 'top_10_accuracy' in res['all']: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
+    if 'top_10_accuracy' not in res['all']: return
+    empty = sorted({r for r, c in LEADERBOARD_CELLS.values() if res[r][c] == 'n/a'})
+    if empty: typer.echo(f"leaderboard score: n/a (no pairs in: {'; '.join(empty)})")
+    else: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
 
 # %% ../../nbs/39_plism.cli.ipynb #0089b69c
 @cli.command('merge', context_settings=_EXTRA, epilog=example(

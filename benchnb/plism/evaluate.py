@@ -73,21 +73,22 @@ LEADERBOARD_CELLS = {'cosine_all': ('all', 'cosine_similarity'),
                      'top10_inter_both': ('inter-scanner, inter-staining', 'top_10_accuracy')}
 
 def median_part(cell: str) -> float:
-    "The median of a `mean (std) ; median (iqr)` cell."
+    "The median of a `mean (std) ; median (iqr)` cell; NaN for 'n/a' (a category without pairs)."
+    if str(cell).strip() == 'n/a': return float('nan')
     try: return float(str(cell).split(';')[1].split('(')[0])
     except (IndexError, ValueError):
         raise DataError("cell is not 'mean (std) ; median (iqr)'", field='cell', value=cell)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #22aa2106
 def leaderboard_score(results: pd.DataFrame|dict) -> dict[str, float]:
-    "The four median parts and the leaderboard metric (their mean, rounded to 3) of a results table (or its rows)."
+    "The four median parts and the leaderboard metric (their mean, rounded to 3; NaN if a category has no pairs)."
     cell = (lambda r, c: results.loc[r, c]) if hasattr(results, 'loc') else (lambda r, c: results[r][c])
     out = {name: median_part(cell(row, col)) for name, (row, col) in LEADERBOARD_CELLS.items()}
     out['leaderboard'] = round(float(np.mean(list(out.values()))), 3)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #612bc064
-KERNEL_VERSION = 1
+KERNEL_VERSION = 2                # 2: ties within tie_tolerance(d) of the twin (issue 33)
 
 def eval_config(label: str, top_k: Sequence[int], precision: str) -> dict:
     "What determines the per-pair numbers (and so the cache key)."

@@ -419,7 +419,7 @@ def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, fl
 # %% ../../nbs/32_plism.kernel.ipynb #c3e2f0b1
 def tie_tolerance(d: int, precision: str='fp32') -> float:
     "Similarities within this of the twin's count as ties (favour the query): above fp32's spread for equal vectors."
-    tol = 4 * (1 + math.sqrt(d)) * 2.0 ** -24
+    tol = 2 * (1 + math.sqrt(d)) * 2.0 ** -24
     return tol + 2.0 ** -10 if precision == 'tf32' else tol
 
 # %% ../../nbs/32_plism.kernel.ipynb #81c4013d
