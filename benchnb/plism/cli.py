@@ -254,10 +254,21 @@ def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.
     for sid, path in make_synthetic_slides(out_dir, stainings, scanners, grid, tile_size, seed=seed).items():
         typer.echo(path)
 
+# %% ../../nbs/39_plism.cli.ipynb #d9a0c1e1
+def _warmup() -> None:
+    "Compile (or load from numba's cache) the PLISM kernels before the first large evaluation."
+    from benchnb.plism.kernel import warmup
+    warmup()
+
+def _hooks() -> dict:
+    "The optional contract slots this core has (`warmup` from issue 30)."
+    from benchnb.core import Family
+    return {'warmup': _warmup} if 'warmup' in getattr(Family, '__dataclass_fields__', {}) else {}
+
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
                 adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard'),
-                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")})
+                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, **_hooks())
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
                 'leaderboard score, plots',

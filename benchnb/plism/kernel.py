@@ -18,8 +18,9 @@ from ..runs import interruptible_map
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
-           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'gemm_buffer',
-           'self_counts', 'cross_counts', 'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides', 'nearest_tiles']
+           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'warmup',
+           'gemm_buffer', 'self_counts', 'cross_counts', 'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides',
+           'nearest_tiles']
 
 # %% ../../nbs/32_plism.kernel.ipynb #e53707ac
 def naive_twin_ranks(a: np.ndarray, b: np.ndarray, tol: float=0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -324,6 +325,13 @@ class _Once:
         return self._value
 
 _kernels = _Once(_build_kernels)
+
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a6
+def warmup() -> None:
+    "Compile (or load from numba's cache) every PLISM kernel for the types the CPU blocks pass."
+    k, g, th = _kernels(), np.zeros((2, 4), np.float32), np.zeros((2, 3), np.float32)
+    for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((2, 3), np.int32))
+    for f in (k.cross_serial, k.cross_parallel): f(g, 0, th[:, 0].copy(), np.empty(2, np.int32), np.zeros((1, 4), np.int32))
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:
