@@ -120,3 +120,25 @@ def test_two_slides_succeed(features, tmp_path):
     assert r.returncode == 0, r.stderr
     assert 'leaderboard score: n/a (no pairs in: inter-scanner; inter-staining)' in r.stdout
     assert len(pd.read_csv(tmp_path/'m'/'20_tiles'/'toy'/'metrics.csv')) == 1
+
+
+def test_howto_own_features_recipe(tmp_path, monkeypatch, repo_root):
+    "Issue 30 point 6: the how-to's 'your own code' recipe, run as written (a stand-in model), evaluates; the format"
+    " it replaced (n_tiles × d, no coordinates) is refused with a message naming the real one."
+    import re
+    text = (repo_root/'docs'/'howto-plism.md').read_text()
+    code = re.search(r"```python\n(.*?)```", text[text.index('with your own code'):], re.S).group(1)
+    make_synthetic_slides(tmp_path/'plism', ('GMH', 'KR'), ('S60', 'AT2'), grid=(4, 3), tile_size=32)
+    monkeypatch.chdir(tmp_path)
+    rng = np.random.default_rng(0)
+    my_model = lambda tiles: np.concatenate([np.stack([t.astype(np.float32).mean((0, 1)) for t in tiles]),
+                                             rng.random((len(tiles), 8))], 1)
+    exec(re.sub(r'(?m)^    ', '', code), {'my_model': my_model})
+    r = bench('plism', 'evaluate', '--extractor', 'your_model', '--features-dir', 'features', '--metrics-dir', 'metrics',
+              '--n-tiles', 'all', '--top-k', '1', '3', cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    f = next((tmp_path/'features'/'your_model').glob('*/features.npy'))
+    np.save(f, np.load(f)[:, 3:])                                      # n_tiles × d only: the old documented format
+    r = bench('plism', 'evaluate', '--extractor', 'your_model', '--features-dir', 'features', '--metrics-dir', 'm2',
+              '--n-tiles', 'all', '--top-k', '1', cwd=tmp_path)
+    assert r.returncode == 1 and 'rows must be [level, x, y, features…]' in r.stderr, r.stderr

@@ -168,7 +168,7 @@ def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-di
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 @resumable
 def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
-             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
+             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN, read from the environment: leave --token out rather than pass --token $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
     "Download the PLISM h5 slides from Hugging Face (owkin/plism-dataset)."
     from benchnb.plism.data import download_plism
@@ -185,7 +185,8 @@ _TimmKwargsOpt = typer.Option(None, '--timm-kwargs', help="JSON of timm.create_m
 _ExportDirOpt = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy.")
 _DownloadDirOpt = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides.")
 _BatchSizeOpt = typer.Option(32, min=1, help="Tiles per forward pass.")
-_LoaderWorkersOpt = typer.Option(4, min=0, help="DataLoader worker processes.")
+_LoaderWorkersOpt = typer.Option(None, min=0, show_default=False,
+                                 help="DataLoader worker processes (default: 4, at most the cores less one).")
 _ReextractOpt = typer.Option(False, help="Re-extract slides whose features exist.")
 _SlideShardOpt = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate'))
 _AutocastOpt = typer.Option(None, '--autocast/--no-autocast',
@@ -225,17 +226,18 @@ def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm:
 @resumable
 def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
                 download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
-                workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
+                workers: Optional[int] = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
                 shard: Optional[str] = _SlideShardOpt, autocast: Optional[bool] = _AutocastOpt,
                 random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt, timm: Optional[str] = _TimmOpt,
                 timm_kwargs: Optional[str] = _TimmKwargsOpt):
     "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
-    from benchnb.plism.extract import extract
+    from benchnb.plism.extract import default_loader_workers, extract
     if list_:
         _list_extractors()
         return
     device = _check_extract_args(extractor, device, shard, timm)
     spec = timm_spec(timm, timm_kwargs) if timm else extractor
+    if workers is None: workers = default_loader_workers()
     summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
                       overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
     typer.echo(summary.to_string(index=False))

@@ -378,17 +378,19 @@ def plot_slide_heatmap(metrics: pd.DataFrame, column: str='top_10_accuracy'):
 
 # %% ../../nbs/33_plism.evaluate.ipynb #b093bf0d
 def check_inputs(features_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None, official: bool=False) -> list[str]:
-    "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (a non-upstream tile count)."
+    "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (tile count, subset of slides)."
     from benchnb.plism.data import N_TILES_PER_SLIDE, SUBSET_SIZES, parse_n_tiles
     files = find_feature_files(features_dir, extractor, official)
     ids = sorted(files)
     first = _check_widths(files, ids)
     n = int(n_tiles_label(n_tiles, first.shape[0]).split('_')[0])
     _check_k_below(parse_top_k(top_k), n)
+    out = []
     if parse_n_tiles(n_tiles) != 'all' and n not in (*SUBSET_SIZES, N_TILES_PER_SLIDE, first.shape[0]):
-        return [f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, "
-                f"or all {N_TILES_PER_SLIDE}): the numbers are not comparable with the leaderboard"]
-    return []
+        out.append(f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, "
+                   f"or all {N_TILES_PER_SLIDE}): the numbers are not comparable with the leaderboard")
+    if not official and len(files) != 91: out.append(f"{len(files)} slides (not the 91 of PLISM): a subset run")
+    return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #4623a73a
 def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:
