@@ -18,12 +18,12 @@ if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a
 
 # %% auto #0
 __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'REFERENCE', 'CATEGORIES',
-           'PLISM_REPO', 'PLISM_PATTERN', 'PlismDataError', 'slide_id', 'official_slide_ids', 'parse_slide_id',
-           'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles',
-           'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files', 'read_features',
-           'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block', 'parse_tile_id',
-           'tile_coords', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
-           'make_synthetic_slides']
+           'PLISM_REPO', 'PLISM_PATTERN', 'IHC_STAININGS', 'PlismDataError', 'slide_id', 'official_slide_ids',
+           'parse_slide_id', 'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category',
+           'parse_n_tiles', 'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files',
+           'read_features', 'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block',
+           'parse_tile_id', 'tile_coords', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
+           'make_synthetic_slides', 'write_h5_tiles', 'ihc_slides']
 
 # %% ../../nbs/30_plism.data.ipynb #fb9ed99f
 log = get_logger('plism.data')
@@ -570,3 +570,31 @@ def _write_synthetic_slide(out_dir: Path, codes: np.ndarray, views: dict, size: 
                 h5py.h5s.ALL, h5py.h5s.ALL, _crop(canvas, v, size))
     os.replace(tmp, path)
     return path
+
+# %% ../../nbs/30_plism.data.ipynb #a1c0e002
+def write_h5_tiles(path: str|os.PathLike, tiles: dict, level: int=16) -> Path:
+    "Write (x, y) → (H, W, 3) uint8 tiles as a PLISM-format h5 slide (datasets `tile_<level>_<x>_<y>`), atomically."
+    import h5py
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with h5py.File(tmp, 'w') as f:
+        for (x, y), t in tiles.items(): f.create_dataset(f"tile_{level}_{x}_{y}", data=np.asarray(t, np.uint8))
+    os.replace(tmp, path)
+    return path
+
+# %% ../../nbs/30_plism.data.ipynb #a1c0e003
+IHC_STAININGS = {'GMH': (1.0, 1.0, 1.0), 'KR': (1.6, 1.0, 0.6), 'GIV': (0.7, 1.5, 1.3)}  # H, E, DAB scale per code
+
+def ihc_slides(out_dir: str|os.PathLike, stainings: dict=IHC_STAININGS, tile_size: int=64,
+               scanner: str='S60') -> dict[str, Path]:
+    "PLISM-format slides of scikit-image's real IHC image, one per staining code: H, E, DAB scaled by HED separation."
+    try: from skimage import data; from skimage.color import hed2rgb, rgb2hed
+    except ImportError: raise RunError("ihc_slides needs scikit-image: pip install scikit-image") from None
+    hed, out = rgb2hed(data.immunohistochemistry()), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    n, t, paths = hed.shape[0] // tile_size, tile_size, {}
+    for code, scale in stainings.items():
+        rgb = np.rint(np.clip(hed2rgb(hed * np.asarray(scale, float)), 0, 1) * 255).astype(np.uint8)
+        tiles = {(x, y): rgb[y * t:(y + 1) * t, x * t:(x + 1) * t] for x in range(n) for y in range(n)}
+        paths[slide_id(code, scanner)] = write_h5_tiles(out/f"{slide_id(code, scanner)}.h5", tiles)
+    return paths
