@@ -142,3 +142,37 @@ def test_howto_own_features_recipe(tmp_path, monkeypatch, repo_root):
     r = bench('plism', 'evaluate', '--extractor', 'your_model', '--features-dir', 'features', '--metrics-dir', 'm2',
               '--n-tiles', 'all', '--top-k', '1', cwd=tmp_path)
     assert r.returncode == 1 and 'rows must be [level, x, y, features…]' in r.stderr, r.stderr
+
+
+def test_timm_name_and_download_offline_fail_at_once(tmp_path):
+    "Issue 30 point 5: offline, `--timm resnet18` and `plism download` fail in one line naming the model or dataset,"
+    " the Hugging Face repo and host, with what to do; an empty `--token` (an unset $HF_TOKEN) is named as such."
+    make_synthetic_slides(tmp_path/'h5', ('GMH', 'KR'), ('S60',), grid=(2, 2), tile_size=32)
+    env = {**__import__('os').environ, 'HF_HUB_OFFLINE': '1', 'HF_HUB_CACHE': str(tmp_path/'hf-cache'),
+           'BENCHNB_PROGRESS': '0'}
+    code = "import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))"
+    run = lambda *a: subprocess.run([sys.executable, '-c', code, *map(str, a)], capture_output=True, text=True,
+                                    env=env, timeout=300)
+    r = run('plism', 'extract', '--timm', 'resnet18', '--download-dir', tmp_path/'h5', '--export-dir', tmp_path/'x')
+    assert r.returncode == 1 and r.stderr.count('\n') == 1, r.stderr
+    assert ("extractor 'resnet18': pretrained weights resnet18 not in the local cache: Hugging Face repo "
+            "timm/resnet18.a1_in1k on huggingface.co not available (HF_HUB_OFFLINE is set)") in r.stderr, r.stderr
+    assert 'HF_TOKEN' in r.stderr and '--random-weights' in r.stderr
+    r = run('plism', 'download', '--download-dir', tmp_path/'dl')
+    assert r.returncode == 1 and 'Hugging Face repo owkin/plism-dataset on huggingface.co not available' in r.stderr
+    r = run('plism', 'download', '--download-dir', tmp_path/'dl', '--token', '')
+    assert r.returncode == 1 and 'the token is empty (an unset $HF_TOKEN?)' in r.stderr, r.stderr
+
+
+def test_extract_progress_lines_and_default_workers(tmp_path):
+    "Issue 30 points 3-4: off a terminal, a line per slide with tiles/s; the loader's default workers never exceed"
+    " the cores less one, so torch does not warn about oversubscription."
+    make_synthetic_slides(tmp_path/'h5', ('GMH', 'KR'), ('S60',), grid=(2, 2), tile_size=32)
+    env = {**__import__('os').environ, 'BENCHNB_PROGRESS': 'lines'}
+    r = subprocess.run([sys.executable, '-c', "import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))",
+                        'plism', 'extract', '--extractor', 'vit_micro_random', '--random-weights', '--download-dir',
+                        str(tmp_path/'h5'), '--export-dir', str(tmp_path/'x')], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert 'benchnb: extract: KR_S60_to_GMH_S60.tif.h5: 4/4 tiles, ' in r.stderr and 'tiles/s, in ' in r.stderr, r.stderr
+    assert 'worker' not in r.stderr.lower(), r.stderr
