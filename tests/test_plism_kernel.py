@@ -4,14 +4,15 @@ import os
 import numpy as np
 import pytest
 
-from benchnb.plism.kernel import (hard_slides, make_backend, naive_cosine, naive_twin_ranks, nearest_tiles, topk_from_ranks,
-                                  twin_ranks, upstream_pair_metrics)
+from benchnb.plism.kernel import (hard_slides, make_backend, naive_cosine, naive_twin_ranks, nearest_tiles, tie_tolerance,
+                                  topk_from_ranks, twin_ranks, upstream_pair_metrics)
 
 BACKENDS = ['numpy'] + (['torch'] if pytest.importorskip('torch') else [])
 
 
-def _near_ties(a, b, tol=1e-6):
+def _near_ties(a, b, tol=None):
     "Per query: distractors whose float64 similarity is within `tol` of the twin's but not equal (undecidable in fp32)."
+    tol = tol or max(1e-6, 2 * tie_tolerance(a.shape[1]))
     x = np.concatenate([a, b]).astype(np.float64); x /= np.linalg.norm(x, axis=1, keepdims=True)
     s, n = x @ x.T, len(a)
     q, twin = np.arange(2 * n), np.r_[np.arange(n, 2 * n), np.arange(n)]
@@ -121,3 +122,29 @@ def test_numba_builds_cached_apart(tmp_path):
     run = lambda: subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, check=True, env=env)
     assert run().stdout.split() == ['1', '0']       # a fresh cache: the parallel build is compiled, not loaded
     assert run().stdout.split() == ['0', '1']       # then loaded from its own entry
+
+
+def _copies(n=60, d=768, seed=0):
+    "Random fp32 slides whose tiles 10…19 are ten exact copies of one tile on each slide (blank tiles)."
+    rng = np.random.default_rng(seed)
+    a = rng.normal(size=(n, d)).astype(np.float32)
+    b = (a + 0.8 * rng.normal(size=(n, d))).astype(np.float32)
+    a[10:20], b[10:20] = a[10], b[10]
+    return {'a': a, 'b': b}
+
+
+@pytest.mark.parametrize('name', BACKENDS)
+@pytest.mark.parametrize('d', [7, 768])
+@pytest.mark.parametrize('memory_mb', [0.01, 256])
+def test_copies_of_the_twin_tie(name, d, memory_mb):
+    "Issue 33 item 2: an exact copy of the twin ties it, and ties favour the query: ranks equal the fp64 definition"
+    " (on main the twin's fp32 rowdot and the gallery's GEMM differed by ulps, and copies ranked above the twin)."
+    feats = _copies(d=d, seed=d)
+    (_, r), = twin_ranks(feats, [('a', 'b')], make_backend(name, memory_mb=memory_mb))
+    na, nb = naive_twin_ranks(feats['a'], feats['b'])
+    x = np.concatenate([feats['a'], feats['b']]).astype(np.float64)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    assert x[10] @ x[70] == x[10] @ x[75]           # the definition itself ties the copies (fp64)
+    np.testing.assert_array_equal(r.rank_a, na)
+    np.testing.assert_array_equal(r.rank_b, nb)
+    assert len(set(na[10:20])) == 1 and na[10] >= 9   # A's 9 other copies beat the twin (similarity 1); B's tie it

@@ -98,13 +98,16 @@ def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_di
 
 # %% ../../nbs/39_plism.cli.ipynb #35d4034a
 def _show(out: Path):
-    from benchnb.plism.evaluate import leaderboard_score, read_results, results_text
+    from benchnb.plism.evaluate import LEADERBOARD_CELLS, leaderboard_score, read_results, results_text
     if not (out/'results.csv').exists():
         typer.echo(f"recorded pairs in {out}")
         return
     res = read_results(out/'results.csv')                 # no pandas: a small evaluation stays instant
     typer.echo(f"{out/'results.csv'}\n{results_text(res)}")
-    if 'top_10_accuracy' in res['all']: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
+    if 'top_10_accuracy' not in res['all']: return
+    empty = sorted({r for r, c in LEADERBOARD_CELLS.values() if res[r][c] == 'n/a'})
+    if empty: typer.echo(f"leaderboard score: n/a (no pairs in: {'; '.join(empty)})")
+    else: typer.echo(f"leaderboard score: {leaderboard_score(res)['leaderboard']:.3f}")
 
 # %% ../../nbs/39_plism.cli.ipynb #0089b69c
 @cli.command('merge', context_settings=_EXTRA, epilog=example(
@@ -165,7 +168,7 @@ def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-di
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 @resumable
 def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
-             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN)."),
+             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN, read from the environment: leave --token out rather than pass --token $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
     "Download the PLISM h5 slides from Hugging Face (owkin/plism-dataset)."
     from benchnb.plism.data import download_plism
@@ -182,7 +185,8 @@ _TimmKwargsOpt = typer.Option(None, '--timm-kwargs', help="JSON of timm.create_m
 _ExportDirOpt = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy.")
 _DownloadDirOpt = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides.")
 _BatchSizeOpt = typer.Option(32, min=1, help="Tiles per forward pass.")
-_LoaderWorkersOpt = typer.Option(4, min=0, help="DataLoader worker processes.")
+_LoaderWorkersOpt = typer.Option(None, min=0, show_default=False,
+                                 help="DataLoader worker processes (default: 4, at most the cores less one).")
 _ReextractOpt = typer.Option(False, help="Re-extract slides whose features exist.")
 _SlideShardOpt = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate'))
 _AutocastOpt = typer.Option(None, '--autocast/--no-autocast',
@@ -222,17 +226,18 @@ def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm:
 @resumable
 def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
                 download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
-                workers: int = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
+                workers: Optional[int] = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
                 shard: Optional[str] = _SlideShardOpt, autocast: Optional[bool] = _AutocastOpt,
                 random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt, timm: Optional[str] = _TimmOpt,
                 timm_kwargs: Optional[str] = _TimmKwargsOpt):
     "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
-    from benchnb.plism.extract import extract
+    from benchnb.plism.extract import default_loader_workers, extract
     if list_:
         _list_extractors()
         return
     device = _check_extract_args(extractor, device, shard, timm)
     spec = timm_spec(timm, timm_kwargs) if timm else extractor
+    if workers is None: workers = default_loader_workers()
     summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
                       overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
     typer.echo(summary.to_string(index=False))
@@ -251,10 +256,21 @@ def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.
     for sid, path in make_synthetic_slides(out_dir, stainings, scanners, grid, tile_size, seed=seed).items():
         typer.echo(path)
 
+# %% ../../nbs/39_plism.cli.ipynb #d9a0c1e1
+def _warmup() -> None:
+    "Compile (or load from numba's cache) the PLISM kernels before the first large evaluation."
+    from benchnb.plism.kernel import warmup
+    warmup()
+
+def _hooks() -> dict:
+    "The optional contract slots this core has (`warmup` from issue 30)."
+    from benchnb.core import Family
+    return {'warmup': _warmup} if 'warmup' in getattr(Family, '__dataclass_fields__', {}) else {}
+
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
                 adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard'),
-                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")})
+                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, **_hooks())
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
                 'leaderboard score, plots',

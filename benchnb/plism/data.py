@@ -13,16 +13,17 @@ import numpy as np
 
 from fastcore.basics import patch
 
-from ..core import ConfigError, DataError, get_logger, progress, resource_path
+from ..core import ConfigError, DataError, RunError, get_logger, progress, resource_path
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
 __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'REFERENCE', 'CATEGORIES',
-           'PLISM_REPO', 'PLISM_PATTERN', 'PlismDataError', 'slide_id', 'official_slide_ids', 'parse_slide_id',
-           'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles',
-           'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files', 'read_features',
-           'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block', 'parse_tile_id',
-           'tile_coords', 'PlismTiles', 'download_plism', 'find_h5_slides', 'render_tile', 'make_synthetic_slides']
+           'PLISM_REPO', 'PLISM_PATTERN', 'IHC_STAININGS', 'PlismDataError', 'slide_id', 'official_slide_ids',
+           'parse_slide_id', 'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category',
+           'parse_n_tiles', 'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files',
+           'read_features', 'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block',
+           'parse_tile_id', 'tile_coords', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
+           'make_synthetic_slides', 'write_h5_tiles', 'ihc_slides']
 
 # %% ../../nbs/30_plism.data.ipynb #fb9ed99f
 log = get_logger('plism.data')
@@ -150,7 +151,7 @@ def tile_subset(n_tiles: int|str|None, n_rows: int=N_TILES_PER_SLIDE, file: Any=
     if n > n_rows:
         raise PlismDataError(f"n_tiles={n} is larger than the {n_rows} tiles available",
                              file=file, field='n_tiles', value=n)
-    log.warning("n_tiles=%d is not an upstream subset: drawing %d of %d rows with seed %d", n, n, n_rows, seed)
+    log.debug("n_tiles=%d is not an upstream subset: drawing %d of %d rows with seed %d", n, n, n_rows, seed)
     return np.sort(np.random.default_rng(seed).choice(n_rows, n, replace=False))
 
 # %% ../../nbs/30_plism.data.ipynb #666b3679
@@ -190,7 +191,7 @@ def _check_slide_set(found: dict, root: Path, official: bool):
         raise PlismDataError(f"official mode needs the 91 PLISM slides: {len(miss)} missing {miss[:3]}, "
                              f"{len(extra)} extra {extra[:3]}", file=root)
     if not official and len(found) != 91:
-        log.warning("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
+        log.debug("%s: %d slides (not the 91 of PLISM): a subset run", root, len(found))
 
 # %% ../../nbs/30_plism.data.ipynb #38d17b00
 def read_features(path: str|os.PathLike, mmap: bool=True, check_order: bool=True) -> np.ndarray:
@@ -215,7 +216,8 @@ def _check_xy_order(arr: np.ndarray, path: Path):
     order_ok = (np.diff(xy[:, 0]) > 0) | ((np.diff(xy[:, 0]) == 0) & (np.diff(xy[:, 1]) > 0))
     if not order_ok.all():
         first = int(np.argmin(order_ok)) + 1
-        raise PlismDataError(f"rows are not sorted by (x, y) without duplicates (first at row {first})", file=path)
+        raise PlismDataError(f"rows are not sorted by (x, y) without duplicates (first at row {first}); rows must be "
+                             "[level, x, y, features…] (benchnb.plism.data.write_features writes them)", file=path)
 
 # %% ../../nbs/30_plism.data.ipynb #80eeb195
 def load_slide_features(path: str|os.PathLike, n_tiles: int|str|None='all',
@@ -352,6 +354,19 @@ def _check_tile(tile: np.ndarray, tile_shape: tuple|None, path: Path, key: str):
         raise PlismDataError("tile must be an (H, W, 3) uint8 array", file=path, field=key,
                              value=(tile.shape, str(tile.dtype)))
 
+# %% ../../nbs/30_plism.data.ipynb #e0c4a1b1
+def check_hub(repo: str, what: str, hint: str, timeout: float=3.0) -> None:
+    "`RunError` at once (no retries) naming `what`, the repo and the host when the Hugging Face hub is off or unreachable."
+    from urllib.parse import urlparse
+    from huggingface_hub.constants import ENDPOINT, HF_HUB_OFFLINE
+    url = urlparse(ENDPOINT)
+    host, port = url.hostname or 'huggingface.co', url.port or (80 if url.scheme == 'http' else 443)
+    where = f"{what}: Hugging Face repo {repo} on {host}"
+    if HF_HUB_OFFLINE: raise RunError(f"{where} not available (HF_HUB_OFFLINE is set); {hint}")
+    import socket
+    try: socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as e: raise RunError(f"{where} unreachable ({e}); {hint}") from None
+
 # %% ../../nbs/30_plism.data.ipynb #f092b850
 PLISM_REPO = 'owkin/plism-dataset'
 PLISM_PATTERN = f'*{REFERENCE}.tif.h5'
@@ -360,6 +375,11 @@ def download_plism(download_dir: str|os.PathLike, token: str|None=None, workers:
                    allow_patterns: Sequence[str]=(PLISM_PATTERN,)) -> Path:
     "Download (or resume downloading) the PLISM h5 slides into `download_dir`; return the folder."
     from huggingface_hub import snapshot_download
+    if token is not None and not token.strip():
+        raise ConfigError("the token is empty (an unset $HF_TOKEN?): leave --token out to read $HF_TOKEN, "
+                          "or set HF_TOKEN (access at https://huggingface.co/datasets/" + repo_id + ")", field='token')
+    check_hub(repo_id, 'PLISM download', f"set HF_TOKEN (access at https://huggingface.co/datasets/{repo_id}) "
+              "and check the connection; or try benchnb without it: benchnb plism synth")
     download_dir = Path(download_dir)
     download_dir.mkdir(parents=True, exist_ok=True)
     token = token or os.environ.get('HF_TOKEN') or None
@@ -550,3 +570,31 @@ def _write_synthetic_slide(out_dir: Path, codes: np.ndarray, views: dict, size: 
                 h5py.h5s.ALL, h5py.h5s.ALL, _crop(canvas, v, size))
     os.replace(tmp, path)
     return path
+
+# %% ../../nbs/30_plism.data.ipynb #a1c0e002
+def write_h5_tiles(path: str|os.PathLike, tiles: dict, level: int=16) -> Path:
+    "Write (x, y) → (H, W, 3) uint8 tiles as a PLISM-format h5 slide (datasets `tile_<level>_<x>_<y>`), atomically."
+    import h5py
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with h5py.File(tmp, 'w') as f:
+        for (x, y), t in tiles.items(): f.create_dataset(f"tile_{level}_{x}_{y}", data=np.asarray(t, np.uint8))
+    os.replace(tmp, path)
+    return path
+
+# %% ../../nbs/30_plism.data.ipynb #a1c0e003
+IHC_STAININGS = {'GMH': (1.0, 1.0, 1.0), 'KR': (1.6, 1.0, 0.6), 'GIV': (0.7, 1.5, 1.3)}  # H, E, DAB scale per code
+
+def ihc_slides(out_dir: str|os.PathLike, stainings: dict=IHC_STAININGS, tile_size: int=64,
+               scanner: str='S60') -> dict[str, Path]:
+    "PLISM-format slides of scikit-image's real IHC image, one per staining code: H, E, DAB scaled by HED separation."
+    try: from skimage import data; from skimage.color import hed2rgb, rgb2hed
+    except ImportError: raise RunError("ihc_slides needs scikit-image: pip install scikit-image") from None
+    hed, out = rgb2hed(data.immunohistochemistry()), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    n, t, paths = hed.shape[0] // tile_size, tile_size, {}
+    for code, scale in stainings.items():
+        rgb = np.rint(np.clip(hed2rgb(hed * np.asarray(scale, float)), 0, 1) * 255).astype(np.uint8)
+        tiles = {(x, y): rgb[y * t:(y + 1) * t, x * t:(x + 1) * t] for x in range(n) for y in range(n)}
+        paths[slide_id(code, scanner)] = write_h5_tiles(out/f"{slide_id(code, scanner)}.h5", tiles)
+    return paths

@@ -73,21 +73,22 @@ LEADERBOARD_CELLS = {'cosine_all': ('all', 'cosine_similarity'),
                      'top10_inter_both': ('inter-scanner, inter-staining', 'top_10_accuracy')}
 
 def median_part(cell: str) -> float:
-    "The median of a `mean (std) ; median (iqr)` cell."
+    "The median of a `mean (std) ; median (iqr)` cell; NaN for 'n/a' (a category without pairs)."
+    if str(cell).strip() == 'n/a': return float('nan')
     try: return float(str(cell).split(';')[1].split('(')[0])
     except (IndexError, ValueError):
         raise DataError("cell is not 'mean (std) ; median (iqr)'", field='cell', value=cell)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #22aa2106
 def leaderboard_score(results: pd.DataFrame|dict) -> dict[str, float]:
-    "The four median parts and the leaderboard metric (their mean, rounded to 3) of a results table (or its rows)."
+    "The four median parts and the leaderboard metric (their mean, rounded to 3; NaN if a category has no pairs)."
     cell = (lambda r, c: results.loc[r, c]) if hasattr(results, 'loc') else (lambda r, c: results[r][c])
     out = {name: median_part(cell(row, col)) for name, (row, col) in LEADERBOARD_CELLS.items()}
     out['leaderboard'] = round(float(np.mean(list(out.values()))), 3)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #612bc064
-KERNEL_VERSION = 1
+KERNEL_VERSION = 2                # 2: ties within tie_tolerance(d) of the twin (issue 33)
 
 def eval_config(label: str, top_k: Sequence[int], precision: str) -> dict:
     "What determines the per-pair numbers (and so the cache key)."
@@ -377,17 +378,19 @@ def plot_slide_heatmap(metrics: pd.DataFrame, column: str='top_10_accuracy'):
 
 # %% ../../nbs/33_plism.evaluate.ipynb #b093bf0d
 def check_inputs(features_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None, official: bool=False) -> list[str]:
-    "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (a non-upstream tile count)."
+    "Refuse top-k ≥ tiles and mixed feature widths before any work; return warnings (tile count, subset of slides)."
     from benchnb.plism.data import N_TILES_PER_SLIDE, SUBSET_SIZES, parse_n_tiles
     files = find_feature_files(features_dir, extractor, official)
     ids = sorted(files)
     first = _check_widths(files, ids)
     n = int(n_tiles_label(n_tiles, first.shape[0]).split('_')[0])
     _check_k_below(parse_top_k(top_k), n)
+    out = []
     if parse_n_tiles(n_tiles) != 'all' and n not in (*SUBSET_SIZES, N_TILES_PER_SLIDE, first.shape[0]):
-        return [f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, "
-                f"or all {N_TILES_PER_SLIDE}): the numbers are not comparable with the leaderboard"]
-    return []
+        out.append(f"--n-tiles {n} is no upstream PLISM subset ({', '.join(map(str, SUBSET_SIZES))}, "
+                   f"or all {N_TILES_PER_SLIDE}): the numbers are not comparable with the leaderboard")
+    if not official and len(files) != 91: out.append(f"{len(files)} slides (not the 91 of PLISM): a subset run")
+    return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #4623a73a
 def _check_widths(files: dict[str, Path], ids: list[str]) -> np.ndarray:

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/31_plism.extract.ipynb #61d6b47a
 from __future__ import annotations
-import contextlib, itertools, time, weakref
+import contextlib, itertools, sys, time, weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -14,12 +14,12 @@ import pandas as pd
 from fastcore.basics import patch
 
 from ..core import ConfigError, Registry, RunError, device_name, get_logger, progress
-from .data import PlismDataError, PlismTiles, find_h5_slides, features_path, shard_block, write_features
+from .data import PlismDataError, PlismTiles, check_hub, find_h5_slides, features_path, shard_block, write_features
 
 # %% auto #0
 __all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'EXTRACT_PRECISIONS', 'STAGES', 'ExtractorSpec',
            'register_extractor', 'random_vit', 'build_model', 'preprocess', 'extract_slide', 'SlideBatches',
-           'run_precision', 'slide_loader', 'extract']
+           'run_precision', 'slide_loader', 'default_loader_workers', 'SlideLines', 'extract']
 
 # %% ../../nbs/31_plism.extract.ipynb #0549188a
 log = get_logger('plism.extract')
@@ -146,22 +146,30 @@ def _pooled(model, pooling: str, n_prefix: int):
     return Pooled(model)
 
 # %% ../../nbs/31_plism.extract.ipynb #43194fcb
+def _weights_repo(spec: ExtractorSpec) -> str|None:
+    "The Hugging Face repo of `spec`'s pretrained weights: an `hf-hub:` name's, or timm's pretrained config's."
+    tid = spec.timm_id or ''
+    if tid.startswith('hf-hub:'): return tid[7:].split('@')[0]
+    try:
+        from timm.models import get_pretrained_cfg
+        return getattr(get_pretrained_cfg(tid), 'hf_hub_id', None)
+    except Exception: return None       # an unknown name: timm.create_model names it
+
 def _hub_help(spec: ExtractorSpec, why: str) -> str:
-    repo = spec.timm_id.removeprefix('hf-hub:')
+    repo = _weights_repo(spec) or spec.timm_id
     return (f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not available ({why}); "
             f"gated models need access granted at https://huggingface.co/{repo} and HF_TOKEN set; "
             "to test without them use --random-weights")
 
-def _check_hub_weights(spec: ExtractorSpec, host: str='huggingface.co', timeout: float=3.0) -> None:
-    "A `RunError` at once when an `hf-hub:` model's weights are neither cached locally nor reachable."
-    if not (spec.timm_id or '').startswith('hf-hub:'): return
-    from huggingface_hub.constants import HF_HUB_CACHE, HF_HUB_OFFLINE
-    if (Path(HF_HUB_CACHE)/('models--' + spec.timm_id[7:].replace('/', '--'))).is_dir(): return
-    if HF_HUB_OFFLINE: raise RunError(_hub_help(spec, "not in the local cache and HF_HUB_OFFLINE is set"))
-    import socket
-    try: socket.create_connection((host, 443), timeout=timeout).close()
-    except OSError as e:
-        raise RunError(_hub_help(spec, f"not in the local cache and {host} unreachable: {e}")) from None
+def _check_hub_weights(spec: ExtractorSpec, timeout: float=3.0) -> None:
+    "A `RunError` at once when a model's hub weights are neither cached locally nor reachable."
+    repo = _weights_repo(spec)
+    if repo is None: return
+    from huggingface_hub.constants import HF_HUB_CACHE
+    if (Path(HF_HUB_CACHE)/('models--' + repo.replace('/', '--'))).is_dir(): return
+    check_hub(repo, f"extractor {spec.name!r}: pretrained weights {spec.timm_id} not in the local cache",
+              f"gated models need access granted at https://huggingface.co/{repo} and HF_TOKEN set; "
+              "to test without them use --random-weights", timeout)
 
 # %% ../../nbs/31_plism.extract.ipynb #2833ad1f
 def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
@@ -174,7 +182,7 @@ def build_model(spec: ExtractorSpec|str, pretrained: bool=True):
         if pretrained: _check_hub_weights(spec)
         try: model = timm.create_model(spec.timm_id, pretrained=pretrained, **kwargs)
         except (OSError, RuntimeError, ValueError) as e:
-            if not (pretrained and spec.timm_id.startswith('hf-hub:')): raise
+            if not (pretrained and _weights_repo(spec)): raise
             raise RunError(_hub_help(spec, f"{type(e).__name__}: {str(e).splitlines()[0][:160]}")) from None
     return _pooled(model, spec.pooling, spec.n_prefix).eval()
 
@@ -422,6 +430,7 @@ def _extract_all(run: _Run, batches: SlideBatches, loader, out_paths: list) -> l
     from concurrent.futures import ThreadPoolExecutor
     parts, rows, pending = [[] for _ in batches.slides], [None] * len(batches.slides), []
     bar, start = progress(total=sum(map(len, batches.slides)), desc='extract', unit='tile'), {}
+    lines = SlideLines([ds.path.name for ds in batches.slides], [len(ds) for ds in batches.slides])
     with run.torch.inference_mode(), ThreadPoolExecutor(1) as writer:
         for tiles, s, lo, read_s in loader:
             run.lap('wait')
@@ -429,6 +438,7 @@ def _extract_all(run: _Run, batches: SlideBatches, loader, out_paths: list) -> l
             start.setdefault(s, time.perf_counter())
             parts[s].append(run.features(tiles))
             bar.update(len(tiles))
+            lines.update(s, len(tiles))
             if len(parts[s]) == batches.n_batches(s):
                 pending.append(writer.submit(_write_slide, run, batches.slides[s], parts[s], out_paths[s], start[s]))
                 parts[s] = None
@@ -460,6 +470,39 @@ def slide_loader(batches: SlideBatches, device: str, workers: int, prefetch: int
     kw = dict(prefetch_factor=prefetch, persistent_workers=True) if workers else {}
     return torch.utils.data.DataLoader(batches, batch_size=None, shuffle=False, num_workers=workers,
                                        pin_memory=str(device).startswith('cuda'), **kw)
+
+# %% ../../nbs/31_plism.extract.ipynb #f1a2b3c2
+def default_loader_workers(cap: int=4) -> int:
+    "DataLoader worker processes: `cap`, at most the cores this process may use less one (0: read in-process)."
+    import os
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, 'sched_getaffinity') else (os.cpu_count() or 1)
+    return max(0, min(cap, cores - 1))
+
+# %% ../../nbs/31_plism.extract.ipynb #f1a2b3c5
+class SlideLines:
+    "Per-slide progress lines `extract: <slide>: done/total tiles, r tiles/s, ETA`, every `every` s and at its end."
+    def __init__(self, names: list[str], totals: list[int], every: float=30.0, clock=time.monotonic, say=None,
+                 on: bool|None=None):
+        from benchnb.core import progress_mode
+        self.names, self.totals, self.done = names, totals, [0] * len(names)
+        self.every, self.clock, self.on = every, clock, progress_mode() == 'lines' if on is None else on
+        self.say = say or (lambda line: print(f"benchnb: extract: {line}", file=sys.stderr, flush=True))
+        self.start, self.last, self.mark = {}, clock(), clock()      # mark: when the current slide began
+
+    def update(self, s: int, n: int):
+        now = self.clock()
+        self.start.setdefault(s, self.mark)
+        self.done[s] += n
+        finished = self.done[s] >= self.totals[s]
+        if self.on and (finished or now - self.last >= self.every): self._line(s, now)
+        if finished: self.mark = now
+
+    def _line(self, s: int, now: float):
+        dt, done, total = max(now - self.start[s], 1e-9), self.done[s], self.totals[s]
+        rate = done / dt
+        tail = f"in {dt:.0f} s" if done >= total else f"ETA {(total - done) / rate:.0f} s" if rate else "ETA ?"
+        self.say(f"{self.names[s]}: {done}/{total} tiles, {rate:.1f} tiles/s, {tail}")
+        self.last = now
 
 # %% ../../nbs/31_plism.extract.ipynb #a5d23ed8
 def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, device: str, batch_size: int,

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import contextlib, math, os, sys, threading, types
 from dataclasses import dataclass
-from functools import cache, partial
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, Iterator, Mapping, Sequence
 
@@ -18,12 +18,13 @@ from ..runs import interruptible_map
 
 # %% auto #0
 __all__ = ['PRECISIONS', 'BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
-           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'gemm_buffer',
-           'self_counts', 'cross_counts', 'PairRanks', 'twin_ranks', 'hard_slides', 'nearest_tiles']
+           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'warmup',
+           'gemm_buffer', 'self_counts', 'cross_counts', 'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides',
+           'nearest_tiles']
 
 # %% ../../nbs/32_plism.kernel.ipynb #e53707ac
-def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    "Twin ranks of the A-queries and B-queries from the definition, on the full float64 2n × 2n cosine matrix."
+def naive_twin_ranks(a: np.ndarray, b: np.ndarray, tol: float=0.0) -> tuple[np.ndarray, np.ndarray]:
+    "Twin ranks of the A- and B-queries from the definition, float64 2n × 2n; similarities ≤ twin + `tol` tie it."
     x = np.concatenate([a, b]).astype(np.float64)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     s, n = x @ x.T, len(a)
@@ -31,7 +32,7 @@ def naive_twin_ranks(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarr
     others = np.ones_like(s, dtype=bool)
     others[q, q] = False
     others[q, twin] = False
-    rank = ((s > s[q, twin][:, None]) & others).sum(1)
+    rank = ((s > s[q, twin][:, None] + tol) & others).sum(1)
     return rank[:n], rank[n:]
 
 # %% ../../nbs/32_plism.kernel.ipynb #de60274e
@@ -240,7 +241,7 @@ def cross_block(self: Backend, c, r0: int, t) -> tuple[Any, Any]:
 
 # %% ../../nbs/32_plism.kernel.ipynb #904ab0fe
 _CACHE = '__file__' in globals()   # numba caches compiled kernels for the module, not inside a notebook
-prange = range                     # numba.prange once `_kernels` compiles the kernels (numba is imported only then)
+prange = range                     # in the plain Python functions; the numba builds see numba.prange (`_build_kernels`)
 
 def _count_above(row, lo: int, hi: int, ts, hist):
     "Histogram, over row[lo:hi], of how many sorted thresholds `ts` each value exceeds (values below all: skipped)."
@@ -294,22 +295,43 @@ _KERNEL_LOCK = threading.Lock()
 _NUMPY_MAX = 1 << 18              # blocks up to this many values: numpy alone (a 460-tile slide is 211,600)
 _SERIAL = 1 << 20                 # blocks below this many values: one thread (a parallel launch costs more)
 
-def _one_thread(f):
-    "A copy of `f` named `<name>_one_thread`: numba caches its one-thread build apart from the parallel build of `f`."
-    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + '_one_thread', f.__defaults__, f.__closure__)
-    g.__qualname__, g.__doc__ = f.__qualname__ + '_one_thread', f.__doc__
-    return g
+def _jit_copy(numba, f, ns: dict, suffix: str='', **kw):
+    "numba build of a copy of `f` named `<name><suffix>` whose globals are `ns` (`f` and the module stay untouched)."
+    g = types.FunctionType(f.__code__, ns, f.__name__ + suffix, f.__defaults__, f.__closure__)
+    g.__qualname__, g.__doc__ = f.__qualname__ + suffix, f.__doc__
+    return numba.njit(cache=_CACHE, **kw)(g)
 
-@cache
-def _kernels() -> SimpleNamespace:
-    "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache on first use."
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a1
+def _build_kernels() -> SimpleNamespace:
+    "The numba kernels (parallel and one-thread), compiled or loaded from numba's cache."
     os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')   # read when numba starts OpenMP: idle threads sleep, not spin
     import numba
-    globals().update(prange=numba.prange, _count_above=numba.njit(cache=_CACHE, inline='always')(_count_above))
-    par, ser = partial(numba.njit, parallel=True, cache=_CACHE), partial(numba.njit, cache=_CACHE)
-    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_one_thread(_self_block_counts)),
-                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_one_thread(_cross_block_counts)),
+    ns = {**globals(), 'prange': numba.prange}
+    ns['_count_above'] = _jit_copy(numba, _count_above, ns, inline='always')
+    par, ser = partial(_jit_copy, numba, ns=ns, parallel=True), partial(_jit_copy, numba, ns=ns, suffix='_one_thread')
+    return SimpleNamespace(self_parallel=par(_self_block_counts), self_serial=ser(_self_block_counts),
+                           cross_parallel=par(_cross_block_counts), cross_serial=ser(_cross_block_counts),
                            threads=numba.get_num_threads)
+
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a3
+class _Once:
+    "A callable returning `build()`, called once: the first caller builds behind a lock, the others wait for it."
+    def __init__(self, build):
+        self._build, self._lock, self._value = build, threading.Lock(), None
+    def __call__(self):
+        if self._value is None:
+            with self._lock:
+                if self._value is None: self._value = self._build()
+        return self._value
+
+_kernels = _Once(_build_kernels)
+
+# %% ../../nbs/32_plism.kernel.ipynb #b7d1e0a6
+def warmup() -> None:
+    "Compile (or load from numba's cache) every PLISM kernel for the types the CPU blocks pass."
+    k, g, th = _kernels(), np.zeros((2, 4), np.float32), np.zeros((2, 3), np.float32)
+    for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((2, 3), np.int32))
+    for f in (k.cross_serial, k.cross_parallel): f(g, 0, th[:, 0].copy(), np.empty(2, np.int32), np.zeros((1, 4), np.int32))
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:
@@ -402,11 +424,18 @@ def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, fl
     out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
     return out
 
+# %% ../../nbs/32_plism.kernel.ipynb #c3e2f0b1
+def tie_tolerance(d: int, precision: str='fp32') -> float:
+    "Similarities within this of the twin's count as ties (favour the query): above fp32's spread for equal vectors."
+    tol = 2 * (1 + math.sqrt(d)) * 2.0 ** -24
+    return tol + 2.0 ** -10 if precision == 'tf32' else tol
+
 # %% ../../nbs/32_plism.kernel.ipynb #81c4013d
 def _thresholds(be: Backend, full: dict, sims: dict, a: str, b: str):
     t_full = be.rowdot(full[a], full[b])
     cosine = float(be.get(t_full).astype(np.float64).mean())
-    return (be.round16(be.rowdot(sims[a], sims[b])) if be.precision == 'fp16' else t_full), cosine
+    tol = tie_tolerance(full[a].shape[1], be.precision)
+    return (be.round16(be.rowdot(sims[a], sims[b]) + tol) if be.precision == 'fp16' else t_full + tol), cosine
 
 # %% ../../nbs/32_plism.kernel.ipynb #a9ef400c
 def _blas_threads_per_worker(workers: int, small: bool=False):
@@ -490,15 +519,15 @@ def _runs(idx: Sequence[int]) -> list[tuple[int, int]]:
 
 # %% ../../nbs/32_plism.kernel.ipynb #8d604b5c
 def _run_thresholds(be: Backend, full, sims, a: int, lo: int, hi: int) -> tuple[Any, Any]:
-    "((m, n) twin similarities in similarity precision, (m,) cosines) of slide `a` against slides lo…hi-1."
+    "((m, n) twin similarities + tie tolerance in similarity precision, (m,) cosines) of slide `a` vs slides lo…hi-1."
     torch, (n, d) = be.torch, full.shape[1:]
-    step = max(1, be.memory_bytes // (8 * n * d))
+    step, tol = max(1, be.memory_bytes // (8 * n * d)), tie_tolerance(d, be.precision)
     ts, cos = [], []
     for s in range(lo, hi, step):
         t = (full[a].float()[None] * full[s:min(hi, s + step)].float()).sum(-1)
         cos.append(t.double().mean(1))
-        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1))
-                  if be.precision == 'fp16' else t)
+        ts.append(be.round16((sims[a].float()[None] * sims[s:min(hi, s + step)].float()).sum(-1) + tol)
+                  if be.precision == 'fp16' else t + tol)
     return torch.cat(ts), torch.cat(cos)
 
 # %% ../../nbs/32_plism.kernel.ipynb #46e29592
