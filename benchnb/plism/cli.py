@@ -253,7 +253,7 @@ def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
-                adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard'),
+                adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard', 'benchnb.plism.controls'),
                 leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")})
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
