@@ -4,22 +4,24 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import contextlib, dataclasses, datetime, logging, os, signal, threading, time, traceback, uuid
+import contextlib, dataclasses, datetime, logging, os, platform, signal, socket, threading, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
 from fastcore.basics import patch
-from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, progress
+from ..core import (EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, package_versions,
+                          progress)
 from ..runs import ResourceMeter, git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file',
-           'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise',
-           'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result', 'SweepSummary',
-           'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
+           'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
+           'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result',
+           'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
+           'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -246,12 +248,17 @@ def new_sweep_run_id() -> str:
     return time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()) + '-' + uuid.uuid4().hex[:6]
 
 # %% ../../nbs/42_sweeps.engine.ipynb #acf0bdcb
+PROVENANCE_PACKAGES = ('numpy', 'pandas', 'scipy', 'scikit-learn', 'anndata', 'scanpy', 'torch', 'timm', 'duckdb',
+                       'dask', 'distributed')
+
 def sweep_manifest(plan: Plan, info: ClusterInfo, pending: int) -> dict:
-    "The run manifest stored with the results."
+    "The run manifest stored with the results: the plan, the cluster, and what computed it (versions, machine)."
+    pkgs = {k: v for k, v in package_versions(PROVENANCE_PACKAGES).items() if v}
     return {'kind': 'sweep', 'plan': str(plan.path), 'plan_name': plan.name, 'units': len(plan.units),
             'pending': pending, 'workers': info.workers, 'blas_threads': info.threads,
             'scheduler': info.client.scheduler.address, 'dashboard': info.dashboard, 'benchnb': benchnb.__version__,
-            'git': git_revision(), 'started_at': now_iso()}
+            'git': git_revision(), 'started_at': now_iso(), 'packages': pkgs, 'python': platform.python_version(),
+            'platform': platform.platform(), 'host': socket.gethostname()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #67a96eae
 def _submit(client, unit: Unit, work_dir: Path, threads: int|None, suffix: str=''):
