@@ -123,14 +123,14 @@ class RankOptions:
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #eac22fa9
 def _model_scores(cells: pd.DataFrame, o: RankOptions, groups: dict) -> pd.DataFrame:
-    "model × metric key: mean scaled score over the chosen datasets; and which models miss a chosen cell."
+    "model × metric key: mean scaled score over the chosen datasets; and which models miss a cell others have."
     keys = [k for k in (o.metrics or sorted(set(cells.key))) if o.metric_weights.get(k, 1) > 0
             and o.group_weights.get(groups.get(k), 1) > 0]
     c = cells[cells.key.isin(keys) & cells.dataset.isin(o.datasets or set(cells.dataset))]
+    c = c[c.groupby(['key', 'dataset']).score.transform(lambda s: s.notna().any())]   # controls that coincide: out
     per = c.pivot_table(index='model', columns='key', values='score', aggfunc='mean').reindex(columns=keys)
-    n_ds = len(o.datasets or set(cells.dataset))
     have = c[c.score.notna()].groupby('model').size().reindex(per.index, fill_value=0)
-    return per, have < n_ds * len(keys)
+    return per, have < len(c[['key', 'dataset']].drop_duplicates())
 
 def rank_models(cells: pd.DataFrame, roles: dict[str, str], groups: dict[str, str], o: RankOptions=RankOptions()
                 ) -> pd.DataFrame:
