@@ -69,7 +69,12 @@ def _scib_groups() -> dict[str, str]:
             for m in SCIB_METRICS if m.metric_type is not None}
 
 def cells_metric_group(metric: str, params: dict) -> str:
-    "'bio' or 'batch' for scIB's metrics (`SCIB_METRICS`), else the metric's own name."
-    return _scib_groups().get(metric, metric)
+    "'bio' or 'batch': scIB's group (`SCIB_METRICS`), else label metrics 'bio' and batch-mixing ones 'batch'."
+    from benchnb.cells.metrics import metrics
+    if metric in _scib_groups(): return _scib_groups()[metric]
+    if metric not in metrics: return metric
+    e = metrics.entry(metric)
+    if e.tags & {'clustering', 'embedding', 'label_prediction', 'sequential'}: return 'bio'
+    return 'batch' if 'integration' in e.tags and 'batch' in e.meta.get('required_args', ()) else metric
 
 register_metric_groups('cells', cells_metric_group)
