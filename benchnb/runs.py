@@ -243,7 +243,8 @@ def __exit__(self: RunDir, typ, err, tb):
 @patch
 def finish(self: RunDir, status: str='ok', **info):
     "Record the end time, `status`, what the run cost so far (`resources`) and any extra `info` in the manifest."
-    self.manifest.update(finished=now_iso(), status=status, resources=self.meter.read(), **{k:v for k,v in info.items() if v is not None})
+    self.manifest.update(finished=now_iso(), status=status, resources=self.meter.read(),
+                         **{k:v for k,v in info.items() if v is not None})
     self.save()
 
 # %% ../nbs/00b_runs.ipynb #9221530f

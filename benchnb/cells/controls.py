@@ -25,7 +25,8 @@ def control_embedding(adata, control: str, labels: str, base: str='X_pca', seed:
     rng = np.random.default_rng(seed)
     if control == 'control-random': return rng.standard_normal((adata.n_obs, 50)).astype(np.float32)
     if control == 'control-shuffled':
-        if base not in adata.obsm: raise DataError(f"no obsm key (has: {', '.join(adata.obsm)})", field='base', value=base)
+        if base not in adata.obsm:
+            raise DataError(f"no obsm key (has: {', '.join(adata.obsm)})", field='base', value=base)
         return np.asarray(adata.obsm[base], dtype=np.float32)[rng.permutation(adata.n_obs)]
     if control == 'control-labels':
         codes = adata.obs[labels].astype('category').cat.codes.to_numpy()
@@ -48,14 +49,14 @@ def run_cells_control(unit: dict, work_dir: str) -> list[dict]:
 # %% ../../nbs/23a_cells.controls.ipynb #103eee3a
 def _control_check(u: dict) -> list:
     "Problems of a cells-controls unit: the cells unit's, and a model that names no control."
-    bad = [] if u['model'] in CELLS_CONTROLS else [('model', f"not a cells control (known: {', '.join(CELLS_CONTROLS)})",
-                                                    u['model'])]
+    known = ', '.join(CELLS_CONTROLS)
+    bad = [] if u['model'] in CELLS_CONTROLS else [('model', f"not a cells control (known: {known})", u['model'])]
     return bad + unit_kinds['cells'].check(u)
 
 _cells = unit_kinds['cells']
 register_unit_kind('cells-controls', run_cells_control, family='cells', tasks=_cells.tasks, check=_control_check,
                    options={**_cells.options, 'base': (str, 'X_pca')}, path_fields=lambda u: _cells.path_fields(u)[:1],
-                   example={'dataset': CELLS_DEMO, 'model': list(CELLS_CONTROLS), 'task': 'clustering',
+                   example={'dataset': CELLS_DEMO, 'model': ['control-random', 'control-labels'], 'task': 'clustering',
                             'seeds': [0], 'options': {'labels': 'louvain'}},
                    description="cells controls: model = control-random, control-shuffled or control-labels")
 for _name, _role in CELLS_CONTROLS.items(): register_control('cells', _name, _role)

@@ -14,7 +14,7 @@ import pandas as pd
 
 import benchnb
 from ..core import DataError, Registry, get_logger, load_families, resource_path
-from .db import ResultsDB, db_path
+from .db import ResultsDB
 from ..runs import write_text
 from ..stats import Q_ALPHA, higher_is_better
 
@@ -157,7 +157,8 @@ def rank_models(cells: pd.DataFrame, roles: dict[str, str], groups: dict[str, st
 # %% ../../nbs/45a_resultsdb.site.ipynb #56268f54
 def _version(manifest: Any) -> str:
     m = manifest if isinstance(manifest, dict) else {}
-    return f"{m.get('benchnb') or (m.get('packages') or {}).get('benchnb') or '?'}@{m.get('git') or m.get('git_revision') or '?'}"
+    version = m.get('benchnb') or (m.get('packages') or {}).get('benchnb') or '?'
+    return f"{version}@{m.get('git') or m.get('git_revision') or '?'}"
 
 def qc_flags(cells: pd.DataFrame, units: pd.DataFrame, roles: dict[str, str], tol: float=1e-9) -> list[dict]:
     "[{model, flag, detail}]: outside the controls, failed or interrupted units, mixed versions."
@@ -260,12 +261,14 @@ def page_html(title: str, kind: str, data: dict) -> str:
     "A page of the site: `kind` 'overview' or 'leaderboard', drawn by site.js from `data`."
     scripts = ''.join(f'<script src="assets/{s}"></script>\n' for s in SCRIPTS)
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n'
-            f'<meta name="viewport" content="width=device-width, initial-scale=1">\n<title>{html.escape(title)}</title>\n'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<title>{html.escape(title)}</title>\n'
             '<link rel="stylesheet" href="assets/vendor/tabulator.min.css">\n'
             '<link rel="stylesheet" href="assets/site.css">\n</head>\n'
             f'<body data-page="{kind}">\n<main id="app"><h1>{html.escape(title)}</h1>'
             '<noscript>This page needs JavaScript (no network: everything it loads is in assets/).</noscript></main>\n'
-            f'<script type="application/json" id="benchnb-data">{script_json(data)}</script>\n{scripts}</body></html>\n')
+            f'<script type="application/json" id="benchnb-data">{script_json(data)}</script>\n'
+            f'{scripts}</body></html>\n')
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #06ed8c1a
 log = get_logger('resultsdb.site')
@@ -321,10 +324,11 @@ def write_site(results: str|os.PathLike|ResultsDB, out: str|os.PathLike, familie
         for fam in fams:
             cells, units = site_tables(db, fam)
             n_obs = _observations_files(db, fam, out)
-            for task in sorted(set(units.task.dropna())):
+            tasks = sorted(set(units.task.dropna()))
+            for task in tasks:
                 data = page_data(db, fam, task, cells, units, n_obs, max_baselines, n_boot)
                 data['href'] = f"{slug(fam, task)}.html"
-                data['siblings'] = [{'task': t, 'href': f"{slug(fam, t)}.html"} for t in sorted(set(units.task.dropna()))]
+                data['siblings'] = [{'task': t, 'href': f"{slug(fam, t)}.html"} for t in tasks]
                 write_text(out/data['href'], page_html(f"{fam} · {task} — benchnb leaderboard", 'leaderboard', data))
                 pages.append({**_summary(fam, task, data, cells, units), 'href': data['href']})
         if not pages: raise DataError("no results in the database to publish", file=db.path)

@@ -211,7 +211,7 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
-    "Write one unit's outcome (traceback file, database rows, its cost); False when the unit was already recorded as done."
+    "Write one unit's outcome (traceback file, database rows, its cost); False when it was already recorded as done."
     if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
     keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
     row = {**unit_record(unit), **{k: res.get(k) for k in keys}}

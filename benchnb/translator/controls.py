@@ -41,7 +41,8 @@ def control_kg(control: str, benchmark: str, config: str|None=None, seed: int=0)
     if control == 'control-shuffled': scores = np.random.default_rng(seed).permutation(scores)
     elif control == 'control-oracle':
         pairs = oracle_pairs(build_queries(load_config(config), benchmark))
-        scores = [0.5 + 0.5 * s if frozenset((e.subject, e.object)) in pairs else 0.49 * s for e, s in zip(kg.edges, scores)]
+        scores = [0.5 + 0.5 * s if frozenset((e.subject, e.object)) in pairs else 0.49 * s
+                  for e, s in zip(kg.edges, scores)]
     else: raise DataError(f"unknown Translator control (known: {', '.join(TRANSLATOR_CONTROLS)})", field='model',
                           value=control)
     return KnowledgeGraph([replace(e, score=float(s)) for e, s in zip(kg.edges, scores)], kg.categories)
@@ -69,7 +70,8 @@ _tr = unit_kinds['translator']
 def _control_check(u: dict) -> list:
     "Problems of a translator-controls unit: a model that names no control."
     known = ', '.join(TRANSLATOR_CONTROLS)
-    return [] if u['model'] in TRANSLATOR_CONTROLS else [('model', f"not a Translator control (known: {known})", u['model'])]
+    if u['model'] in TRANSLATOR_CONTROLS: return []
+    return [('model', f"not a Translator control (known: {known})", u['model'])]
 
 register_unit_kind('translator-controls', run_translator_control, family='translator', tasks=_tr.tasks,
                    check=_control_check, options={k: v for k, v in _tr.options.items() if k not in ('url', 'results')},
