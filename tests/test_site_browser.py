@@ -118,13 +118,19 @@ def test_weights_filters_scale_provenance_and_download(site, page, tmp_path):
     assert models_in_table(page)[:2] == ['a', 'b']
     assert ranked()[:2] == python_ranking(datasets=['d1'], group_weights={'bio': 5})[:2] == ['a', 'b']
     assert '5·bio' in page.text_content('#formula')
+    page.fill('input[data-metric="bari"]', '0'); rendered(page, 6)               # a metric's weight: only ilisi counts
+    assert ranked()[:2] == python_ranking(datasets=['d1'], metric_weights={'bari': 0})[:2] == ['b', 'a']
+    page.fill('input[data-metric="bari"]', '1'); rendered(page, 7)
+    page.locator('#datasets input[value="d2"]').check(); page.select_option('#missing', 'last'); rendered(page, 9)
+    assert ranked() == python_ranking(missing='last', group_weights={'bio': 5}) == ['a', 'b', EVIL]  # incomplete last
+    page.select_option('#missing', 'exclude'); page.locator('#datasets input[value="d2"]').uncheck(); rendered(page, 11)
     page.screenshot(path=str(shots/'weighted.png'), full_page=True)
     # filters hide rows: a model unticked, then a name typed
-    page.locator('#models label[data-name="a"] input').uncheck(); rendered(page, 6)
+    page.locator('#models label[data-name="a"] input').uncheck(); rendered(page, 12)
     assert 'a' not in models_in_table(page)
-    page.fill('#model-filter', 'evil'); rendered(page, 7)
+    page.fill('#model-filter', 'evil'); rendered(page, 13)
     assert [m for m in models_in_table(page) if not m.startswith('control')] == [EVIL]
-    page.fill('#model-filter', ''); page.locator('#models label[data-name="a"] input').check(); rendered(page, 9)
+    page.fill('#model-filter', ''); page.locator('#models label[data-name="a"] input').check(); rendered(page, 15)
     # provenance one click away
     row = page.locator('#leaderboard .tabulator-row').filter(has=page.locator('[tabulator-field="model"]', has_text='b')).first
     row.locator('button.prov').click()
