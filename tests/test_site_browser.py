@@ -137,7 +137,7 @@ def test_weights_filters_scale_provenance_and_download(site, page, tmp_path):
     dialog = page.locator('dialog#provenance')
     assert dialog.is_visible()
     text = dialog.text_content()
-    assert 'abc123' in text and '0.1.0' in text and 'numpy' in text and '8 rows (CSV)' in text
+    assert 'abc123' in text and '0.1.0' in text and 'numpy' in text and '8 observations (CSV)' in text
     href = dialog.locator('a').first.get_attribute('href')
     assert (root/href).exists() and 'q7' in (root/href).read_text()
     page.screenshot(path=str(shots/'provenance.png'))

@@ -4,18 +4,18 @@
 
 # %% ../../nbs/23a_cells.controls.ipynb #a2815881
 from __future__ import annotations
-import functools, hashlib
+import functools, hashlib, importlib.util
 from pathlib import Path
 
 import numpy as np
 
 from ..core import DataError
 from .sweep import CELLS_DEMO, _read_cells, run_cells_unit
-from ..resultsdb.site import register_control, register_metric_groups
+from ..resultsdb.site import register_control, register_data_size, register_metric_groups
 from ..sweeps.plan import register_unit_kind, unit_kinds
 
 # %% auto #0
-__all__ = ['CELLS_CONTROLS', 'control_embedding', 'run_cells_control', 'cells_metric_group']
+__all__ = ['CELLS_CONTROLS', 'control_embedding', 'run_cells_control', 'cells_metric_group', 'n_cells']
 
 # %% ../../nbs/23a_cells.controls.ipynb #aa9cc866
 CELLS_CONTROLS = {'control-random': 'negative', 'control-shuffled': 'negative', 'control-labels': 'positive'}
@@ -79,3 +79,19 @@ def cells_metric_group(metric: str, params: dict) -> str:
     return 'batch' if 'integration' in e.tags and 'batch' in e.meta.get('required_args', ()) else metric
 
 register_metric_groups('cells', cells_metric_group)
+
+# %% ../../nbs/23a_cells.controls.ipynb #6b2f3c02
+@functools.lru_cache(maxsize=32)
+def n_cells(dataset: str) -> int|None:
+    "The number of cells of an `.h5ad` dataset (or the demo), from its obs index; None if it cannot be read."
+    import h5py
+    if dataset == CELLS_DEMO:
+        spec = importlib.util.find_spec('scanpy')
+        dataset = str(Path(spec.origin).parent/'datasets'/'10x_pbmc68k_reduced.h5ad') if spec else '-'
+    try:
+        with h5py.File(dataset, 'r') as f:
+            obs = f['obs']
+            return int(obs.shape[0] if isinstance(obs, h5py.Dataset) else obs[obs.attrs['_index']].shape[0])
+    except (OSError, KeyError, TypeError): return None
+
+register_data_size('cells', lambda unit: n_cells(str(unit.dataset)))

@@ -19,10 +19,10 @@ from ..runs import write_text
 from ..stats import Q_ALPHA, higher_is_better
 
 # %% auto #0
-__all__ = ['controls', 'metric_groupings', 'SCRIPTS', 'log', 'MARKER', 'Control', 'register_control', 'control_roles',
-           'register_metric_groups', 'metric_group', 'metric_key', 'model_intervals', 'model_verdicts', 'site_tables',
-           'scaled_cells', 'RankOptions', 'rank_models', 'qc_flags', 'provenance', 'script_json', 'page_data', 'slug',
-           'page_html', 'write_site']
+__all__ = ['controls', 'metric_groupings', 'data_sizes', 'SCRIPTS', 'log', 'MARKER', 'Control', 'register_control',
+           'control_roles', 'register_metric_groups', 'metric_group', 'metric_key', 'register_data_size', 'data_size',
+           'model_intervals', 'model_verdicts', 'site_tables', 'scaled_cells', 'RankOptions', 'rank_models', 'qc_flags',
+           'provenance', 'script_json', 'page_data', 'slug', 'page_html', 'write_site']
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #a24136c2
 @dataclass
@@ -60,6 +60,20 @@ def metric_key(metric: str, params: dict|None) -> str:
     "The column name of a metric with its parameters: 'precision_at_k [k=10]'."
     p = {k: v for k, v in (params or {}).items() if k not in ('std', 'n', 'seed')}
     return metric + (' [' + ', '.join(f"{k}={v}" for k, v in sorted(p.items())) + ']' if p else '')
+
+# %% ../../nbs/45a_resultsdb.site.ipynb #5a1e2b02
+data_sizes = Registry('data size')
+
+def register_data_size(family: str, size_of: Callable[[Any], float|None]) -> None:
+    "Register `size_of(unit) -> data size or None` (a `units` row: .dataset, .params, ...) for `family`'s units (the cost plot's x axis)."
+    data_sizes.register(family, size_of, replace=True)
+
+def data_size(family: str, unit: Any, n_obs: int) -> float|None:
+    "The size of a unit's data: the family's measure, else its number of observations (None when it has none)."
+    if family in data_sizes:
+        try: return data_sizes[family](unit)
+        except Exception: return None                  # a size it cannot tell is no size, not a failed site
+    return n_obs or None
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #08cd01af
 def model_intervals(db: ResultsDB, family: str, n_boot: int=1000) -> pd.DataFrame:
@@ -244,6 +258,7 @@ def page_data(db: ResultsDB, family: str, task: str, cells: pd.DataFrame, units:
             'cells': [[r.model, r.dataset, r.key, r.value, r.n_units] for r in c.itertuples()],
             'intervals': intervals, 'verdicts': verdicts, 'qc': qc_flags(c, u, roles),
             'units': {r.unit_id: {'model': r.model, 'dataset': r.dataset,
+                                  'size': data_size(family, r, n_obs.get(r.unit_id, 0)),
                                   **provenance(r, _obs_file(r.unit_id) if n_obs.get(r.unit_id) else None,
                                                n_obs.get(r.unit_id, 0))} for r in u.itertuples()},
             'q_alpha': list(Q_ALPHA[0.05]), 'generated': dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds'),
@@ -286,14 +301,14 @@ def _out_dir(out: Path) -> Path:
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #02ca5d45
 def _observations_files(db: ResultsDB, family: str, out: Path) -> dict[str, int]:
-    "Write each unit's observations to obs/<hash>.csv; unit_id -> how many."
+    "Write each unit's observations to obs/<hash>.csv; unit_id -> how many (distinct obs_id: queries, pairs)."
     o = db.observations(family=family)
     if o.empty: return {}
     (out/'obs').mkdir(exist_ok=True)
     cols = ['model', 'dataset', 'task', 'metric', 'params', 'subset', 'obs_id', 'value']
     for uid, g in o.groupby('unit_id'):
         g[cols].assign(params=[json.dumps(p, sort_keys=True) for p in g.params]).to_csv(out/_obs_file(uid), index=False)
-    return o.groupby('unit_id').size().to_dict()
+    return o.groupby('unit_id').obs_id.nunique().to_dict()
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #b4304271
 def _summary(family: str, task: str, page: dict, cells: pd.DataFrame, units: pd.DataFrame) -> dict:
