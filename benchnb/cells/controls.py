@@ -59,7 +59,7 @@ register_unit_kind('cells-controls', run_cells_control, family='cells', tasks=_c
                    example={'dataset': CELLS_DEMO, 'model': ['control-random', 'control-labels'], 'task': 'clustering',
                             'seeds': [0], 'options': {'labels': 'louvain'}},
                    description="cells controls: model = control-random, control-shuffled or control-labels")
-for _name, _role in CELLS_CONTROLS.items(): register_control('cells', _name, _role)
+for _name, _role in CELLS_CONTROLS.items(): register_control('cells', _name, _role, kind='cells-controls')
 
 # %% ../../nbs/23a_cells.controls.ipynb #13e894a1
 @functools.lru_cache(maxsize=1)

@@ -60,4 +60,4 @@ register_unit_kind('plism-controls', run_plism_control, family='plism', tasks=_p
                    options={**_plism.options, 'control_dim': (int, 64)}, path_fields=_plism.path_fields, fans_out=True,
                    example={**_plism.example, 'model': list(PLISM_CONTROLS)},
                    description="PLISM controls: model = control-random or control-identical; dataset as for plism")
-for _name, _role in PLISM_CONTROLS.items(): register_control('plism', _name, _role)
+for _name, _role in PLISM_CONTROLS.items(): register_control('plism', _name, _role, kind='plism-controls')

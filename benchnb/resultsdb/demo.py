@@ -45,17 +45,13 @@ def demo_database(results_dir: str|os.PathLike, families: Sequence[str]|None=Non
 
 # %% ../../nbs/46_resultsdb.demo.ipynb #cc59cf9c
 def _control_kinds(kind: str) -> list[tuple[str, list[str]]]:
-    "(unit kind, its control models) of the family that owns unit kind `kind`."
-    from benchnb.resultsdb.site import control_roles
+    "(unit kind, the control models it runs) of the family that owns unit kind `kind`."
+    from benchnb.resultsdb.site import controls
     from benchnb.sweeps.plan import unit_kinds
-    fam = unit_kinds[kind].owner
-    roles = control_roles(fam) if fam else {}
-    out = []
-    for k in unit_kinds.names():
-        ex = (unit_kinds[k].example or {}).get('model')
-        models = ex if isinstance(ex, list) else [ex]
-        if k != kind and unit_kinds[k].owner == fam and roles and set(models) <= set(roles): out.append((k, models))
-    return out
+    fam, out = unit_kinds[kind].owner, {}
+    for c in (controls[n] for n in controls.names()):
+        if fam and c.family == fam and c.kind and c.kind != kind: out.setdefault(c.kind, []).append(c.model)
+    return list(out.items())
 
 # %% ../../nbs/46_resultsdb.demo.ipynb #a419ecbb
 def controls_plan(plan: dict) -> dict:

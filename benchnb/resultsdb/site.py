@@ -32,14 +32,15 @@ class Control:
     model: str
     role: str
     description: str = ''
+    kind: str|None = None      # the sweep unit kind that runs it (its model field names the control)
 
 controls = Registry('control')
 
-def register_control(family: str, model: str, role: str, description: str='') -> Control:
-    "Register `model` of `family` as a negative or positive control (called by the family's controls module)."
+def register_control(family: str, model: str, role: str, description: str='', kind: str|None=None) -> Control:
+    "Register `model` of `family` as a negative or positive control, run by unit kind `kind`."
     if role not in ('negative', 'positive'):
         raise DataError("a control's role is 'negative' or 'positive'", field='role', value=role)
-    return controls.register(f"{family}/{model}", Control(family, model, role, description), replace=True)
+    return controls.register(f"{family}/{model}", Control(family, model, role, description, kind), replace=True)
 
 def control_roles(family: str) -> dict[str, str]:
     "model -> role of `family`'s registered controls."

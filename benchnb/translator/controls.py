@@ -78,4 +78,5 @@ register_unit_kind('translator-controls', run_translator_control, family='transl
                    path_fields=lambda u: ['options.config'] if u['options']['config'] else [],
                    example={**_tr.example, 'model': list(TRANSLATOR_CONTROLS)},
                    description="Translator controls: model = control-shuffled or control-oracle (local demo targets)")
-for _name, _role in TRANSLATOR_CONTROLS.items(): register_control('translator', _name, _role)
+for _name, _role in TRANSLATOR_CONTROLS.items():
+    register_control('translator', _name, _role, kind='translator-controls')
