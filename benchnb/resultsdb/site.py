@@ -342,7 +342,7 @@ def write_site(results: str|os.PathLike|ResultsDB, out: str|os.PathLike, familie
             n_obs = _observations_files(db, fam, out)
             tasks = sorted(set(units.task.dropna()))
             for task in tasks:
-                data = page_data(db, fam, task, cells, units, n_obs, max_baselines, n_boot)
+                data = page_data(db, fam, task, cells, units, n_obs, max_baselines=max_baselines, n_boot=n_boot)
                 data['href'] = f"{slug(fam, task)}.html"
                 data['siblings'] = [{'task': t, 'href': f"{slug(fam, t)}.html"} for t in tasks]
                 write_text(out/data['href'], page_html(f"{fam} · {task} — benchnb leaderboard", 'leaderboard', data))
