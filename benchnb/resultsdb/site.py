@@ -142,6 +142,7 @@ def _model_scores(cells: pd.DataFrame, o: RankOptions, groups: dict) -> pd.DataF
     keys = [k for k in (o.metrics or sorted(set(cells.key))) if o.metric_weights.get(k, 1) > 0
             and o.group_weights.get(groups.get(k), 1) > 0]
     c = cells[cells.key.isin(keys) & cells.dataset.isin(o.datasets or set(cells.dataset))]
+    if c.empty: return pd.DataFrame(index=pd.Index([], name='model')), pd.Series(dtype=bool)
     c = c[c.groupby(['key', 'dataset']).score.transform(lambda s: s.notna().any())]   # controls that coincide: out
     per = c.pivot_table(index='model', columns='key', values='score', aggfunc='mean').reindex(columns=keys)
     have = c[c.score.notna()].groupby('model').size().reindex(per.index, fill_value=0)
