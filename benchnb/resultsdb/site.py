@@ -298,7 +298,7 @@ def _out_dir(out: Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     (out/MARKER).write_text('written by benchnb results site\n')
     for d in ('assets', 'obs'): shutil.rmtree(out/d, ignore_errors=True)
-    shutil.copytree(resource_path('assets', 'site'), out/'assets')
+    shutil.copytree(resource_path('assets', 'leaderboard'), out/'assets')
     return out
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #02ca5d45
