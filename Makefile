@@ -34,11 +34,14 @@ test: install chromium  ## notebook tests, pytest (CLI, reports, packaging, expo
 	BENCHNB_PROGRESS=0 $(BIN)/nbdev_test --n_workers 2 --do_print --timing
 	BENCHNB_PROGRESS=0 $(BIN)/pytest -q tests
 
-demo: install  ## every family's report on demo data, the example sweep on Dask and its leaderboard report, into reports/out/
+demo: install  ## every family's report on demo data, the example sweep (and its controls) on Dask, its leaderboard report and site, into reports/out/
 	$(BIN)/benchnb sweep example --out reports/out/sweep/plan.yaml
+	$(PY) -c "from benchnb.resultsdb.demo import write_controls_plan as w; w('reports/out/sweep/plan.yaml', 'reports/out/sweep/controls.yaml')"
 	$(BIN)/benchnb sweep run reports/out/sweep/plan.yaml --results reports/out/sweep/results
+	$(BIN)/benchnb sweep run reports/out/sweep/controls.yaml --results reports/out/sweep/results
 	$(BIN)/benchnb demo --out reports/out
 	$(BIN)/benchnb report leaderboard -p results=reports/out/sweep/results -o reports/out/sweep
+	$(BIN)/benchnb results site reports/out/sweep/results --out reports/out/site
 
 docs: install  ## build the static docs site into _site/ (and README.md from nbs/index.ipynb)
 	$(PY) tools/build_docs.py

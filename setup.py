@@ -23,9 +23,10 @@ families = ['translator', 'cells', 'plism', 'gpu', 'reports', 'lab', 'docs', 'sw
 extras = {name: reqs(f'{name}_requirements') for name in families}
 extras['all'] = sorted({r for name in families for r in extras[name]})
 
-# Data that lives at the top of the repo (config/, the report notebooks in nbs/reports/) and is shipped inside
+# Data that lives at the top of the repo (config/, the report notebooks in nbs/reports/, the site's assets/) and
+# is shipped inside
 # the package, so that `benchnb.core.resource_path` finds it in an installed wheel as well as in a checkout.
-package_data_dirs = {'config': here/'config', 'reports': here/'nbs'/'reports'}
+package_data_dirs = {'config': here/'config', 'reports': here/'nbs'/'reports', 'assets': here/'assets'}
 
 class BuildWithData(build_py):
     "Copy `config/` and the report notebooks into the built package."

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
-import contextlib, datetime as dt, json, os, platform, queue, signal, socket, subprocess, sys, tempfile, threading
+import contextlib, datetime as dt, json, os, platform, queue, signal, socket, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -15,9 +15,9 @@ from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
 __all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
-           'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir', 'new_run_id',
-           'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt',
-           'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
+           'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'ResourceMeter', 'RunDir',
+           'new_run_id', 'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated',
+           'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -160,6 +160,50 @@ def now_iso() -> str:
     "Local time, ISO 8601 with offset, to the second."
     return dt.datetime.now().astimezone().isoformat(timespec='seconds')
 
+# %% ../nbs/00b_runs.ipynb #833031f0
+def _peak_rss_reset() -> bool:
+    "Reset this process's peak resident memory mark (Linux); False where it cannot be reset."
+    try:
+        with open('/proc/self/clear_refs', 'w') as f: f.write('5')
+        return True
+    except OSError: return False
+
+def _peak_rss_mb() -> float:
+    "This process's peak resident memory in MiB: VmHWM (Linux), else `ru_maxrss`."
+    with contextlib.suppress(OSError):
+        with open('/proc/self/status') as f:
+            for line in f:
+                if line.startswith('VmHWM:'): return int(line.split()[1]) / 1024
+    import resource
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / (2**20 if sys.platform == 'darwin' else 1024)
+
+# %% ../nbs/00b_runs.ipynb #a2522ab4
+def _cpu_seconds() -> float:
+    "User + system CPU seconds of this process (all threads) and of its waited-for children, so far."
+    import resource
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+
+def _gpu_torch():
+    "torch, when it is imported here and has started CUDA (a GPU is in use); else None."
+    th = sys.modules.get('torch')
+    try: return th if th is not None and th.cuda.is_available() and th.cuda.is_initialized() else None
+    except Exception: return None
+
+# %% ../nbs/00b_runs.ipynb #af788353
+class ResourceMeter:
+    "What this process spends from its creation on: wall and CPU seconds, peak memory, peak GPU memory (torch)."
+    def __init__(self):
+        self.t0, self.cpu0, self.scope = time.perf_counter(), _cpu_seconds(), 'unit' if _peak_rss_reset() else 'process'
+        if th := _gpu_torch(): th.cuda.reset_peak_memory_stats()
+
+    def read(self) -> dict:
+        "wall_s, cpu_s, peak_rss_mb, peak_rss_scope and gpu_peak_mb (None: no GPU was used)."
+        th = _gpu_torch()
+        return {'wall_s': round(time.perf_counter() - self.t0, 3), 'cpu_s': round(_cpu_seconds() - self.cpu0, 3),
+                'peak_rss_mb': round(_peak_rss_mb(), 1), 'peak_rss_scope': self.scope,
+                'gpu_peak_mb': round(th.cuda.max_memory_allocated() / 2**20, 1) if th else None}
+
 # %% ../nbs/00b_runs.ipynb #52955c51
 def _manifest(kind: str, parameters: dict|None, packages: Iterable[str], previous: dict) -> dict:
     m = {
@@ -177,7 +221,7 @@ class RunDir:
     "A run's directory with its `manifest.json`; use as a context manager to record the outcome."
     def __init__(self, path: str|os.PathLike, parameters: dict|None=None, packages: Iterable[str]=(),
                  kind: str='run'):
-        self.path = Path(path)
+        self.path, self.meter = Path(path), ResourceMeter()
         self.path.mkdir(parents=True, exist_ok=True)
         self.manifest_path = self.path/'manifest.json'
         previous = json.loads(self.manifest_path.read_text()) if self.manifest_path.exists() else {}
@@ -198,8 +242,9 @@ def __exit__(self: RunDir, typ, err, tb):
 # %% ../nbs/00b_runs.ipynb #26cfcdd2
 @patch
 def finish(self: RunDir, status: str='ok', **info):
-    "Record the end time, `status` and any extra `info` in the manifest."
-    self.manifest.update(finished=now_iso(), status=status, **{k:v for k,v in info.items() if v is not None})
+    "Record the end time, `status`, what the run cost so far (`resources`) and any extra `info` in the manifest."
+    self.manifest.update(finished=now_iso(), status=status, resources=self.meter.read(),
+                         **{k:v for k,v in info.items() if v is not None})
     self.save()
 
 # %% ../nbs/00b_runs.ipynb #9221530f

@@ -8,6 +8,9 @@ def test_wheel_contains_config_and_reports(repo_root, tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert 'benchnb/reports/core.ipynb' in names
     assert 'benchnb/core.py' in names and 'benchnb/cli.py' in names
+    site = 'benchnb/assets/leaderboard/'                                  # the leaderboard site's assets, offline
+    assert {site + f for f in ('site.js', 'NOTICE.md', 'vendor/tabulator.min.js', 'vendor/vega.min.js',
+                               'vendor/vega-lite.min.js')} <= set(names)
     for d in (repo_root/'config').iterdir() if (repo_root/'config').exists() else []:
         if d.is_dir(): assert any(n.startswith(f'benchnb/config/{d.name}/') for n in names), d.name
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith('METADATA'))).decode()

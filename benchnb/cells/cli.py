@@ -263,5 +263,6 @@ _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs 
                 "perturbation demo")
 _DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
          'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
-register_family('cells', _FAMILY_HELP, cli=cli, adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard'))
+register_family('cells', _FAMILY_HELP, cli=cli,
+                adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard', 'benchnb.cells.controls'))
 register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)

@@ -269,7 +269,7 @@ def _hooks() -> dict:
 
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
-                adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard'),
+                adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard', 'benchnb.plism.controls'),
                 leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, **_hooks())
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '

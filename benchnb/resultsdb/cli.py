@@ -14,7 +14,7 @@ from ..core import ConfigError, DataError, families, register_family
 from ..report import register_report
 
 # %% auto #0
-__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'compare_cmd', 'diff_cmd']
+__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'compare_cmd', 'diff_cmd', 'site_cmd']
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #3d19d32c
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -212,6 +212,18 @@ def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (o
     regs = regressions(t)
     for r in regs.itertuples(): typer.echo(regression_line(r), err=True)
     if fail_on_regression and len(regs): raise typer.Exit(EXIT_FAILURES)
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #ef8b4ff1
+@cli.command('site', epilog="Example: benchnb results site reports/out/sweep/results --out site/  (then open "
+             "site/index.html)")
+def site_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
+             out: Path = typer.Option(..., '--out', '-o', help="Folder for the site: new, empty, or a site written "
+                                      "before (rewritten)."),
+             family: Optional[List[str]] = typer.Option(None, '--family', '-f', help="Only this family (repeatable)."),
+             n_boot: int = typer.Option(1000, '--n-boot', help="Bootstrap resamples of the intervals and verdicts.")):
+    "Write a static leaderboard site (filters, weights, controls, verdicts, cost, provenance) that works offline."
+    from benchnb.resultsdb.site import write_site
+    typer.echo(write_site(db_dir, out, families=family or None, n_boot=n_boot))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22f3da4a
 register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.", cli=cli)

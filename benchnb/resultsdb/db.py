@@ -17,7 +17,7 @@ from ..core import DataError, RunError
 from ..runs import client_alive, client_identity, ctrl_c_deferred, os_error_names
 
 # %% auto #0
-__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'db_path', 'ResultsDB', 'observation_groups']
+__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'RESOURCE_COLUMNS', 'db_path', 'ResultsDB', 'observation_groups']
 
 # %% ../../nbs/40_resultsdb.db.ipynb #06ecaefb
 SCHEMA = {
@@ -366,3 +366,24 @@ def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
         raise
     finally: shutil.rmtree(stage, ignore_errors=True)
     return [out/f"{t}.parquet" for t in SCHEMA]
+
+# %% ../../nbs/40_resultsdb.db.ipynb #99915e62
+RESOURCE_COLUMNS = ['unit_id', 'run_id', 'wall_s', 'cpu_s', 'peak_rss_mb', 'gpu_peak_mb', 'peak_rss_scope']
+_RESOURCES = ("unit_id VARCHAR, run_id VARCHAR, wall_s DOUBLE, cpu_s DOUBLE, peak_rss_mb DOUBLE, gpu_peak_mb DOUBLE, "
+              "peak_rss_scope VARCHAR")
+
+@patch
+def record_resources(self: ResultsDB, run_id: str, unit_id: str, cost: dict) -> None:
+    "Record what unit `unit_id` cost (`runs.ResourceMeter.read()`), replacing an earlier record of it."
+    row = [unit_id, run_id, *(cost.get(k) for k in RESOURCE_COLUMNS[2:])]
+    with self._lock, ctrl_c_deferred(), _writing(self.path):
+        self.con.execute(f"CREATE TABLE IF NOT EXISTS resources ({_RESOURCES})")
+        self.con.execute("DELETE FROM resources WHERE unit_id=?", [unit_id])
+        self.con.execute("INSERT INTO resources VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+# %% ../../nbs/40_resultsdb.db.ipynb #e87da2ca
+@patch
+def resources(self: ResultsDB) -> pd.DataFrame:
+    "The `resources` table (what each unit cost); empty for a database written before it existed."
+    if not self._has('resources'): return pd.DataFrame(columns=RESOURCE_COLUMNS)
+    with self._lock, _reading(self.path): return self.con.execute("SELECT * FROM resources").df()

@@ -14,7 +14,7 @@ from .db import ResultsDB
 from .importers import import_runs
 
 # %% auto #0
-__all__ = ['log', 'Demo', 'register_demo', 'demo_database']
+__all__ = ['log', 'Demo', 'register_demo', 'demo_database', 'controls_plan', 'write_controls_plan']
 
 # %% ../../nbs/46_resultsdb.demo.ipynb #f0b7ce1b
 log = get_logger('resultsdb.demo')
@@ -42,3 +42,34 @@ def demo_database(results_dir: str|os.PathLike, families: Sequence[str]|None=Non
             log.info("demo database %s, %s: %s", out, n, counts)
     return out/'results.duckdb'
 
+
+# %% ../../nbs/46_resultsdb.demo.ipynb #cc59cf9c
+def _control_kinds(kind: str) -> list[tuple[str, list[str]]]:
+    "(unit kind, the control models it runs) of the family that owns unit kind `kind`."
+    from benchnb.resultsdb.site import controls
+    from benchnb.sweeps.plan import unit_kinds
+    fam, out = unit_kinds[kind].owner, {}
+    for c in (controls[n] for n in controls.names()):
+        if fam and c.family == fam and c.kind and c.kind != kind: out.setdefault(c.kind, []).append(c.model)
+    return list(out.items())
+
+# %% ../../nbs/46_resultsdb.demo.ipynb #a419ecbb
+def controls_plan(plan: dict) -> dict:
+    "The plan running every family's controls on the datasets, tasks, seeds and options of `plan`'s entries."
+    from benchnb.sweeps.plan import unit_kinds
+    load_families()
+    units, seen = [], set()
+    for e in plan.get('units', []):
+        for kind, models in _control_kinds(e['family']):
+            opts = {k: v for k, v in (e.get('options') or {}).items() if k in unit_kinds[kind].options}
+            entry = {**{k: v for k, v in e.items() if k in ('dataset', 'task', 'seeds')}, 'family': kind,
+                     'model': models, 'options': opts}
+            if (key := repr(sorted(entry.items()))) not in seen: units.append(entry); seen.add(key)
+    return {'name': f"{plan.get('name', 'plan')}-controls", 'units': units}
+
+def write_controls_plan(plan_path: str|os.PathLike, out: str|os.PathLike) -> Path:
+    "Write `controls_plan` of the plan at `plan_path` to `out` (YAML)."
+    import yaml
+    from benchnb.runs import write_text
+    text = yaml.safe_dump(controls_plan(yaml.safe_load(Path(plan_path).read_text())), sort_keys=False)
+    return write_text(out, "# the controls of every family in " + Path(plan_path).name + "\n" + text)

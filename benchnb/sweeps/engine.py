@@ -4,22 +4,24 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import contextlib, dataclasses, datetime, logging, os, signal, threading, time, traceback, uuid
+import contextlib, dataclasses, datetime, logging, os, platform, signal, socket, threading, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
 from fastcore.basics import patch
-from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, progress
-from ..runs import git_revision, now_iso, write_text
+from ..core import (EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, package_versions,
+                          progress)
+from ..runs import ResourceMeter, git_revision, now_iso, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'available_cores', 'blas_threads', 'blas_env', 'now_utc', 'attempts_file',
-           'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo', 'GatherNoise',
-           'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result', 'SweepSummary',
-           'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
+           'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
+           'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result',
+           'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
+           'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -73,9 +75,9 @@ def _note_attempt(work_dir: str|os.PathLike, unit_id: str, worker: str):
 # %% ../../nbs/42_sweeps.engine.ipynb #6f589e61
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
     ("Run one unit (on a worker); return "
-     "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds}.")
+     "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds, resources}.")
     out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
-    t0 = time.perf_counter()
+    t0, meter = time.perf_counter(), ResourceMeter()
     if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
     if threads and _worker_address(): os.environ.update({v: str(threads) for v in POOL_VARS})
     try:
@@ -84,7 +86,8 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
         out.update(status='done', metrics=list(rows or []), error=None, traceback=None)
     except (Exception, SystemExit) as e:          # SystemExit: library code that calls sys.exit must not hang a worker
         out.update(_failure(e))
-    return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0}
+    return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0,
+            'resources': meter.read()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #0372b0a6
 @contextlib.contextmanager
@@ -208,14 +211,16 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
 
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
-    "Write one unit's outcome (traceback file + database rows); False when the unit was already recorded as done."
+    "Write one unit's outcome (traceback file, database rows, its cost); False when it was already recorded as done."
     if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
     keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
     row = {**unit_record(unit), **{k: res.get(k) for k in keys}}
     rows = res.get('metrics', [])
     metrics = [{'metric': m['metric'], 'value': m['value'], 'params': m.get('params') or {},
                 'seed': m.get('seed', unit.seed)} for m in rows if 'obs_id' not in m]
-    return db.record_unit(run_id, row, metrics, [m for m in rows if 'obs_id' in m] or None)
+    written = db.record_unit(run_id, row, metrics, [m for m in rows if 'obs_id' in m] or None)
+    if written and res.get('resources'): db.record_resources(run_id, unit.unit_id, res['resources'])
+    return written
 
 # %% ../../nbs/42_sweeps.engine.ipynb #95ad6e86
 @dataclass
@@ -243,12 +248,17 @@ def new_sweep_run_id() -> str:
     return time.strftime('%Y%m%dT%H%M%SZ', time.gmtime()) + '-' + uuid.uuid4().hex[:6]
 
 # %% ../../nbs/42_sweeps.engine.ipynb #acf0bdcb
+PROVENANCE_PACKAGES = ('numpy', 'pandas', 'scipy', 'scikit-learn', 'anndata', 'scanpy', 'torch', 'timm', 'duckdb',
+                       'dask', 'distributed')
+
 def sweep_manifest(plan: Plan, info: ClusterInfo, pending: int) -> dict:
-    "The run manifest stored with the results."
+    "The run manifest stored with the results: the plan, the cluster, and what computed it (versions, machine)."
+    pkgs = {k: v for k, v in package_versions(PROVENANCE_PACKAGES).items() if v}
     return {'kind': 'sweep', 'plan': str(plan.path), 'plan_name': plan.name, 'units': len(plan.units),
             'pending': pending, 'workers': info.workers, 'blas_threads': info.threads,
             'scheduler': info.client.scheduler.address, 'dashboard': info.dashboard, 'benchnb': benchnb.__version__,
-            'git': git_revision(), 'started_at': now_iso()}
+            'git': git_revision(), 'started_at': now_iso(), 'packages': pkgs, 'python': platform.python_version(),
+            'platform': platform.platform(), 'host': socket.gethostname()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #67a96eae
 def _submit(client, unit: Unit, work_dir: Path, threads: int|None, suffix: str=''):

@@ -561,7 +561,8 @@ def tests_serve_cmd(suites: list[str] = _SuitesArg, host: str = typer.Option('12
 
 # %% ../../nbs/19_translator.cli.ipynb #0876c3b1
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
-                cli=cli, adapters=('benchnb.translator.sweep', 'benchnb.translator.leaderboard'),
+                cli=cli, adapters=('benchnb.translator.sweep', 'benchnb.translator.leaderboard',
+                                   'benchnb.translator.controls'),
                 leaderboard_options={'k': (int, "Translator: cut-off k (default: each target's own).")})
 register_report('translator', 'translator.ipynb', 'translator',
                 'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets '
