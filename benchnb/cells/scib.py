@@ -768,4 +768,8 @@ register_metric(_M.KMEANS_NMI, lambda **kw: kmeans_nmi_ari(**kw)['nmi'], {'X', '
 register_metric(_M.KMEANS_ARI, lambda **kw: kmeans_nmi_ari(**kw)['ari'], {'X', 'labels'}, {},
                 'ARI of k-means (k = #labels) vs labels', _CLU)
 register_metric(_M.PCR_COMPARISON, pcr_comparison, {'X_pre', 'X_post', 'batch'}, {},
-                'relative drop of batch-explained variance (PCR)', _INT);
+                'relative drop of batch-explained variance (PCR)', _INT)
+register_metric(_M.SBEE, sbee, {'nbrs', 'X', 'batch', 'labels'}, {},
+                'sBEE: neighbourhood batch composition and distance ratio (scib-metrics 0.6)', _INT)
+register_metric(_M.MORANS_I, morans_i_score, {'nbrs', 'expression'}, {},
+                "Moran's I of the given genes on the 15-NN graph, mean of max(I, 0) (scib 1.2)", {'scib'});
