@@ -17,7 +17,7 @@ from ..runs import check_seed, write_json
 
 # %% auto #0
 __all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'list_cmd']
+           'scib_cmd', 'list_cmd']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -227,6 +227,29 @@ def _pcr_zero_note(table, pre_integrated: str|None) -> str|None:
     pre = f"--pre-integrated {pre_integrated}" if pre_integrated else "the PCA of X (the default --pre-integrated)"
     return (f"PCR comparison is 0 for {', '.join(zero)}: batch explains no less of its variance than of {pre} "
             "(0 by definition for the pre-integrated embedding itself; scIB clips a rise to 0).")
+
+# %% ../../nbs/29_cells.cli.ipynb #ee128bed
+@cli.command('scib')
+def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
+             pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
+             min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt,
+             skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS,
+             parity: str = _S_PARITY, add: Optional[List[str]] = _S_ADD):
+    "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
+    from benchnb.cells.neighbors import check_device, check_knn_method
+    from benchnb.cells.scib import scib, skipped_columns, added_columns
+    from benchnb.core import EXIT_FAILURES
+    skip, add = _embeddings(skip or []), _embeddings(add or [])
+    check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
+    added_columns(add, parity)
+    with limited_threads(n_jobs):
+        table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
+                     device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
+    _write_scib(table, out, plot)
+    typer.echo(table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c).to_string())   # never -0.0000
+    if note := _pcr_zero_note(table, pre_integrated): typer.echo(note, err=True)
+    for line in table.attrs.get('failed', {}).values(): typer.echo(f"failed: {line}", err=True)
+    if table.attrs.get('failed'): raise typer.Exit(EXIT_FAILURES)            # the others written: exit 3
 
 # %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
