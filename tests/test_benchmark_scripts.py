@@ -84,5 +84,5 @@ def test_scib_small_n_smoke(tmp_path):
                        capture_output=True, text=True, timeout=600, env={**os.environ, 'BENCHNB_PROGRESS': '0'})
     assert r.returncode == 0, r.stderr[-2000:]
     rows = json.loads(out.read_text())['synthetic']
-    assert {x['metric'] for x in rows} == {'iLISI', 'cLISI'}
+    assert {x['metric'] for x in rows} == {'iLISI', 'cLISI', 'Batch correction', 'Bio conservation', 'Total'}
     assert max(abs(x['after'] - x['before']) for x in rows) > 0.01
