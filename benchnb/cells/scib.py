@@ -275,15 +275,23 @@ def _sbee_counts(nbrs: Neighbors, lab: np.ndarray, bat: np.ndarray, B: int) -> t
     return local, glob[lab]
 
 # %% ../../nbs/20a_cells.scib.ipynb #facfa7ef
+def _median_distances(A: np.ndarray, B: np.ndarray, self_too: bool, block: int=2 ** 24) -> np.ndarray:
+    "Per row of `A`: the median euclidean distance to the rows of `B` (`A` is `B` and row i's own skipped if `self_too`)."
+    from scipy.spatial.distance import cdist
+    out, step = np.empty(len(A)), max(1, block // max(len(B), 1))
+    for r0 in range(0, len(A), step):                   # never more than `block` distances at once
+        D = cdist(A[r0:r0 + step], B)
+        if self_too: D[np.arange(len(D)), r0 + np.arange(len(D))] = np.nan
+        out[r0:r0 + step] = np.nanmedian(D, 1) if self_too else np.median(D, 1)
+    return out
+
 def _sbee_ratio(X: np.ndarray, lab: np.ndarray, bat: np.ndarray) -> np.ndarray:
     "Per cell: median distance within its (type, batch) over the median to its type's other batches (NaN: undefined)."
-    from scipy.spatial.distance import cdist
     intra, inter = np.zeros(len(lab)), np.zeros(len(lab))
     for t, b in np.unique(np.stack([lab, bat], 1), axis=0):
         g, o = np.flatnonzero((lab == t) & (bat == b)), np.flatnonzero((lab == t) & (bat != b))
-        if len(g) > 1:
-            D = cdist(X[g], X[g]); np.fill_diagonal(D, np.nan); intra[g] = np.nanmedian(D, 1)
-        inter[g] = np.median(cdist(X[g], X[o]), 1) if len(o) else intra[g]
+        if len(g) > 1: intra[g] = _median_distances(X[g], X[g], True)
+        inter[g] = _median_distances(X[g], X[o], False) if len(o) else intra[g]
     with np.errstate(divide='ignore', invalid='ignore'):
         return np.where((intra == 0) | (inter == 0), np.nan, intra / inter)
 
