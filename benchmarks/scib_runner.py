@@ -3,7 +3,10 @@
 This file runs inside the side venv that has `scib-metrics` (0.5.10, JAX on the CPU); it is not a benchnb
 dependency. `scib_parity.py` writes the data, then calls
 
-    /work/sidevenv/scib/bin/python scib_runner.py DATA.npz OUT.json --neighbours {exact,pynndescent} [--per-metric]
+    /work/sidevenv/scib/bin/python scib_runner.py DATA.npz OUT.json --neighbours {exact,pynndescent} [--per-metric] [--sbee]
+
+(0.6.1, which declares Python >= 3.12, runs on 3.11 from `pip install --no-deps --ignore-requires-python --target
+DIR` put first on PYTHONPATH: `scib_versions.py` does that.)
 
 DATA.npz holds `emb_<key>` arrays (n × d), `X_pre` (the pre-integrated embedding), `labels`, `batches` (strings) and,
 per embedding, `idx_<key>` / `dist_<key>`: the exact 90 nearest neighbours (self first, fp64 distances) that
@@ -49,6 +52,7 @@ def main(argv=None):
     p.add_argument('data'); p.add_argument('out')
     p.add_argument('--neighbours', choices=['exact', 'pynndescent'], default='exact')
     p.add_argument('--per-metric', action='store_true', help="also time every metric alone, warm")
+    p.add_argument('--sbee', action='store_true', help="BatchCorrection(sbee=True) (scib-metrics >= 0.6)")
     a = p.parse_args(argv)
     import anndata as ad
     import scib_metrics
@@ -68,8 +72,12 @@ def main(argv=None):
             if X.shape == adata.obsm[key].shape and np.array_equal(X, adata.obsm[key]): return nbrs[key].subset_neighbors(k)
         raise RuntimeError("no neighbours stored for this embedding")
     def bench():
+        extra = {}
+        if a.sbee:
+            from scib_metrics.benchmark import BatchCorrection
+            extra['batch_correction_metrics'] = BatchCorrection(sbee=True)
         bm = Benchmarker(adata, batch_key='batch', label_key='labels', embedding_obsm_keys=keys,
-                         pre_integrated_embedding_obsm_key='X_pre', n_jobs=-1, progress_bar=False)
+                         pre_integrated_embedding_obsm_key='X_pre', n_jobs=-1, progress_bar=False, **extra)
         bm.prepare(neighbor_computer=computer if a.neighbours == 'exact' else None); bm.benchmark()
         return bm
     bm, secs, mb = measure(bench)

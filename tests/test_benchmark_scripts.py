@@ -75,3 +75,14 @@ def test_cells_run_overhead_smoke(tmp_path):
     assert run['command'] <= run['wall'] - run['startup'] + 0.06, run
     assert run['startup'] > 0 and run['read'] > 0 and run['rest'] >= 0, run
     assert 'overhead (warm, best)' in r.stdout
+
+
+def test_scib_small_n_smoke(tmp_path):
+    "scib_small_n.py without the side venv: on 60 cells LISI keeps perplexity 30 (after ≠ before, which used 20)."
+    out = tmp_path / 'small.json'
+    r = subprocess.run([sys.executable, str(ROOT / 'benchmarks' / 'scib_small_n.py'), '--json', str(out)],
+                       capture_output=True, text=True, timeout=600, env={**os.environ, 'BENCHNB_PROGRESS': '0'})
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads(out.read_text())['synthetic']
+    assert {x['metric'] for x in rows} == {'iLISI', 'cLISI', 'Batch correction', 'Bio conservation', 'Total'}
+    assert max(abs(x['after'] - x['before']) for x in rows) > 0.01

@@ -80,7 +80,7 @@ def test_scib_table_and_plot(h5ad_two, tmp_path):
     p, pb = h5ad_two
     out, png = tmp_path / 'scib.csv', tmp_path / 'scib.png'
     r = _benchnb('cells', 'scib', p, '--embedding', 'X_pca,X_umap', '--labels', 'bulk_labels', '--batch', 'phase',
-                 '--pre-integrated', 'X_pca', '--out', out, '--plot', png)
+                 '--pre-integrated', 'X_pca', '--out', out, '--plot', png, '--parity', '0.5')   # values of 0.5.10
     assert r.returncode == 0, r.stderr
     df = pd.read_csv(out, index_col=0)
     assert df.index.name == 'Embedding' and list(df.index) == ['X_pca', 'X_umap', 'Metric Type']
@@ -100,6 +100,39 @@ def test_scib_table_and_plot(h5ad_two, tmp_path):
     assert abs(v.loc['X_pca', 'KBET'] - 0.93661) < 1e-5
     assert png.read_bytes()[:4] == b'\x89PNG'
     assert 'Total' in r.stdout
+
+
+def test_scib_one_embedding_fails_others_written(h5ad_two, tmp_path):
+    "An embedding with an all-zero row costs its own row (NaN, one line naming key and row, exit 3), not the table."
+    import pandas as pd
+    p, pb = h5ad_two
+    a = ad.read_h5ad(p); bad = np.array(a.obsm['X_pca']); bad[17] = 0; a.obsm['X_bad'] = bad
+    q = tmp_path / 'bad.h5ad'; a.write_h5ad(q)
+    out = tmp_path / 'scib.csv'
+    r = _benchnb('cells', 'scib', q, '-e', 'X_pca,X_bad', '-l', 'bulk_labels', '-b', 'phase', '--pre-integrated', 'X_pca',
+                 '--skip', 'kbet_per_label', '--out', out)
+    assert r.returncode == 3, r.stderr
+    assert "failed: embedding 'X_bad': 1 all-zero row(s), first row 17" in r.stderr
+    v = pd.read_csv(out, index_col=0).drop('Metric Type').astype(float)
+    assert v.loc['X_bad'].isna().all() and v.loc['X_pca'].notna().all()
+
+
+def test_scib_parity_and_sbee(h5ad_two, tmp_path):
+    "`--parity 0.6` (default) and `0.5` agree on the ten columns; `--add sbee` needs 0.6 and joins Batch correction."
+    import pandas as pd
+    p, _ = h5ad_two
+    base = ['cells', 'scib', p, '-e', 'X_pca', '-l', 'bulk_labels', '-b', 'phase', '--pre-integrated', 'X_umap',
+            '--skip', 'kbet_per_label,isolated_labels,nmi_ari_cluster_labels_kmeans']
+    r = _benchnb(*base, '--add', 'sbee', '--parity', '0.5', '--out', tmp_path / 'x.csv')
+    assert r.returncode != 0 and 'use --parity 0.6' in r.stderr and not (tmp_path / 'x.csv').exists()
+    r6 = _benchnb(*base, '--add', 'sbee', '--out', tmp_path / 'b6.csv')
+    r5 = _benchnb(*base, '--parity', '0.5', '--out', tmp_path / 'b5.csv')
+    assert r6.returncode == 0 and r5.returncode == 0, r6.stderr + r5.stderr
+    v6 = pd.read_csv(tmp_path / 'b6.csv', index_col=0).drop('Metric Type').astype(float)
+    v5 = pd.read_csv(tmp_path / 'b5.csv', index_col=0).drop('Metric Type').astype(float)
+    cols = ['Silhouette label', 'cLISI', 'BRAS', 'iLISI', 'Graph connectivity', 'PCR comparison']
+    assert np.allclose(v6[cols], v5[cols], atol=1e-12) and 'sBEE' not in v5
+    assert abs(v6.loc['X_pca', 'Batch correction'] - v6.loc['X_pca', ['BRAS', 'iLISI', 'Graph connectivity', 'PCR comparison', 'sBEE']].mean()) < 1e-12
 
 
 def test_scib_skip_weight_n_jobs_and_pcr_note(h5ad_two, tmp_path):

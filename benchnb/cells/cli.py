@@ -187,6 +187,10 @@ _S_SKIP = typer.Option(None, '--skip', help="Switch a metric off (repeat or comm
 _S_WEIGHT = typer.Option(0.4, '--batch-weight', min=0.0, max=1.0,
                          help="Weight of Batch correction in Total; Bio conservation gets the rest (scIB: 0.4).")
 _S_JOBS = typer.Option(None, '--n-jobs', min=1, help="Threads to compute with (default: every core).")
+_S_PARITY = typer.Option('0.6', '--parity', help="The scib-metrics release whose Benchmarker to reproduce: 0.6 "
+                         "(0.6.1, the newest) or 0.5 (0.5.10). The ten default columns agree; 0.6 adds sBEE (--add).")
+_S_ADD = typer.Option(None, '--add', help="Switch on a metric that is off by default (repeat or comma-separate): "
+                      "sbee (scib-metrics 0.6, --parity 0.6).")
 
 # %% ../../nbs/29_cells.cli.ipynb #33f2e635
 def _check_plot_format(path: Path|None) -> None:
@@ -229,18 +233,23 @@ def _pcr_zero_note(table, pre_integrated: str|None) -> str|None:
 def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
              pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
              min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt,
-             skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS):
+             skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS,
+             parity: str = _S_PARITY, add: Optional[List[str]] = _S_ADD):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
     from benchnb.cells.neighbors import check_device, check_knn_method
-    from benchnb.cells.scib import scib, skipped_columns
-    skip = _embeddings(skip or [])
+    from benchnb.cells.scib import scib, skipped_columns, added_columns
+    from benchnb.core import EXIT_FAILURES
+    skip, add = _embeddings(skip or []), _embeddings(add or [])
     check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
+    added_columns(add, parity)
     with limited_threads(n_jobs):
         table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
-                     device=device, skip=skip, batch_weight=batch_weight)
+                     device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
     _write_scib(table, out, plot)
     typer.echo(table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c).to_string())   # never -0.0000
     if note := _pcr_zero_note(table, pre_integrated): typer.echo(note, err=True)
+    for line in table.attrs.get('failed', {}).values(): typer.echo(f"failed: {line}", err=True)
+    if table.attrs.get('failed'): raise typer.Exit(EXIT_FAILURES)            # the others written: exit 3
 
 # %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")

@@ -203,13 +203,15 @@ def clisi(nbrs: Neighbors, labels: Any, perplexity: float|None=None, scale: bool
     return _lisi_of(nbrs, labels, 'labels', False, perplexity, scale, device)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #d015587b
-def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True, device: str='cpu') -> tuple[float, float]:
+def ilisi_clisi(nbrs: Neighbors, batch: Any, labels: Any, scale: bool=True, device: str='cpu',
+                perplexity: float|None=None) -> tuple[float, float]:
     "(iLISI, cLISI) from one calibration of the neighbour weights (they do not depend on the labels): half the work."
     eb, el = encode_labels(batch, nbrs.n, 'batch'), encode_labels(labels, nbrs.n, 'labels')
     B, L = len(eb[1]), len(el[1])
     if B < 2 or L < 2:
-        return ilisi(nbrs, batch, scale=scale, device=device), clisi(nbrs, labels, scale=scale, device=device)
-    lb, ll = lisi_values(nbrs, eb, el, encoded=True, device=device)
+        return (ilisi(nbrs, batch, perplexity, scale=scale, device=device),
+                clisi(nbrs, labels, perplexity, scale=scale, device=device))
+    lb, ll = lisi_values(nbrs, eb, el, perplexity=perplexity, encoded=True, device=device)
     return _lisi_scores(lb, B, True, scale), _lisi_scores(ll, L, False, scale)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #beb4b7d9

@@ -56,6 +56,7 @@ class MetricType(str, Enum):
     ILISI = 'ilisi'; CLISI = 'clisi'; KBET_GLOBAL = 'kbet_global'; KBET_PER_LABEL = 'kbet_per_label'; BRAS = 'bras'
     GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
     KMEANS_NMI = 'kmeans_nmi'; KMEANS_ARI = 'kmeans_ari'; PCR_COMPARISON = 'pcr_comparison'
+    SBEE = 'sbee'; MORANS_I = 'morans_i'
     def __str__(self): return self.value
 
 # %% ../../nbs/20_cells.metrics.ipynb #64ee4358

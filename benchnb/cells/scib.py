@@ -30,12 +30,14 @@ from .silhouette import silhouette_samples
 log = get_logger('cells.scib')
 
 # %% auto #0
-__all__ = ['log', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_SWITCHES',
-           'SCIB_STEP_COLUMNS', 'pcr', 'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between',
-           'bras_per_group', 'bras', 'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label',
-           'ScibMetric', 'ScibInput', 'scib_neighbor_sizes', 'ScibContext', 'scib_inputs', 'scib_columns',
-           'scib_switches', 'skipped_columns', 'scib_aggregate', 'with_metric_type', 'scib_step_columns', 'scib_steps',
-           'scib_row', 'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
+__all__ = ['log', 'SCIB_SIZES', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS',
+           'SCIB_ALL_COLUMNS', 'SCIB_SWITCHES', 'SCIB_PARITY', 'SCIB_PARITY_DEFAULT', 'SCIB_STEP_COLUMNS', 'pcr',
+           'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras',
+           'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'sbee', 'morans_i',
+           'morans_i_score', 'ScibMetric', 'ScibInput', 'scib_neighbor_sizes', 'scib_lisi_perplexity', 'ScibContext',
+           'scib_inputs', 'scib_columns', 'scib_wanted', 'scib_switches', 'skipped_columns', 'check_parity',
+           'added_columns', 'scib_aggregate', 'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_row',
+           'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
 
 # %% ../../nbs/20a_cells.scib.ipynb #62e24056
 def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
@@ -141,6 +143,9 @@ def bras_per_group(X: Any, labels: Any, batch: Any, metric: str='cosine', betwee
     bat, _ = encode_labels(batch, len(X), 'batch')
     if metric not in ('cosine', 'euclidean'):
         raise DataError(f"unknown metric {metric!r} (cosine or euclidean)", field='metric', value=metric)
+    if metric == 'cosine' and (zero := np.flatnonzero(~X.any(1))).size:
+        raise DataError(f"{zero.size} all-zero row(s), first row {zero[0]}: BRAS's cosine distance is undefined "
+                        "there", field='embedding', value=int(zero[0]))
     out = {}
     for g, name in enumerate(lcats):
         m = lab == g
@@ -250,6 +255,73 @@ def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, 
     score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
     return (score, df) if return_df else score
 
+# %% ../../nbs/20a_cells.scib.ipynb #bd875e4a
+def _sbee_js(local: np.ndarray, glob: np.ndarray, eps: float=1e-10) -> np.ndarray:
+    "Per-row Jensen–Shannon distance (base 2) of two count tables, clipped at `eps` and normalised (scipy's)."
+    from scipy.special import rel_entr
+    p, q = np.clip(local, eps, None), np.clip(glob, eps, None)
+    p, q = p / p.sum(1, keepdims=True), q / q.sum(1, keepdims=True)
+    m = (p + q) / 2
+    return np.sqrt((rel_entr(p, m).sum(1) + rel_entr(q, m).sum(1)) / np.log(2) / 2)
+
+# %% ../../nbs/20a_cells.scib.ipynb #ec3c138a
+def _sbee_counts(nbrs: Neighbors, lab: np.ndarray, bat: np.ndarray, B: int) -> tuple[np.ndarray, np.ndarray]:
+    "(local, global) batch counts per cell: same-type cells among its first min(k, |type|) neighbours; its whole type."
+    n, k, nb = len(lab), nbrs.k, nbrs.indices
+    glob = np.zeros((lab.max() + 1, B)); np.add.at(glob, (lab, bat), 1)
+    k_adj = np.minimum(k, glob.sum(1)[lab])
+    keep = (np.arange(k)[None, :] < k_adj[:, None]) & (lab[nb] == lab[:, None])
+    local = np.zeros((n, B)); np.add.at(local, (np.repeat(np.arange(n), k)[keep.ravel()], bat[nb][keep]), 1)
+    return local, glob[lab]
+
+# %% ../../nbs/20a_cells.scib.ipynb #facfa7ef
+def _median_distances(A: np.ndarray, B: np.ndarray, self_too: bool, block: int=2 ** 24) -> np.ndarray:
+    "Per row of `A`: the median euclidean distance to the rows of `B` (`A` is `B` and row i's own skipped if `self_too`)."
+    from scipy.spatial.distance import cdist
+    out, step = np.empty(len(A)), max(1, block // max(len(B), 1))
+    for r0 in range(0, len(A), step):                   # never more than `block` distances at once
+        D = cdist(A[r0:r0 + step], B)
+        if self_too: D[np.arange(len(D)), r0 + np.arange(len(D))] = np.nan
+        out[r0:r0 + step] = np.nanmedian(D, 1) if self_too else np.median(D, 1)
+    return out
+
+def _sbee_ratio(X: np.ndarray, lab: np.ndarray, bat: np.ndarray) -> np.ndarray:
+    "Per cell: median distance within its (type, batch) over the median to its type's other batches (NaN: undefined)."
+    intra, inter = np.zeros(len(lab)), np.zeros(len(lab))
+    for t, b in np.unique(np.stack([lab, bat], 1), axis=0):
+        g, o = np.flatnonzero((lab == t) & (bat == b)), np.flatnonzero((lab == t) & (bat != b))
+        if len(g) > 1: intra[g] = _median_distances(X[g], X[g], True)
+        inter[g] = _median_distances(X[g], X[o], False) if len(o) else intra[g]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return np.where((intra == 0) | (inter == 0), np.nan, intra / inter)
+
+# %% ../../nbs/20a_cells.scib.ipynb #39403cae
+def sbee(nbrs: Neighbors, X: Any, batch: Any, labels: Any, sensitivity: float=0.15) -> float:
+    "sBEE (scib-metrics 0.6 `sbee`): macro-averaged harmonic mean of neighbourhood-composition and distance scores."
+    X = as_embedding(X, nbrs.n)
+    lab, _ = encode_labels(labels, nbrs.n, 'labels'); bat, bcats = encode_labels(batch, nbrs.n, 'batch')
+    js = 1 - _sbee_js(*_sbee_counts(nbrs, lab, bat, len(bcats)))
+    rs = np.exp(-np.abs(1 - np.minimum(_sbee_ratio(X, lab, bat), 1)) / sensitivity)
+    with np.errstate(invalid='ignore'): per = np.where(js + rs > 0, 2 * js * rs / (js + rs), 0.0)
+    by = pd.DataFrame({'t': lab, 'b': bat, 's': per}).groupby(['t', 'b'])['s'].mean()
+    return float(by.groupby(level='t').mean().mean())
+
+# %% ../../nbs/20a_cells.scib.ipynb #ae97e8b6
+def morans_i(conn: Any, values: Any) -> np.ndarray:
+    "Moran's I of each column of `values` (cells × genes) on the weighted graph `conn` (scanpy's `morans_i`)."
+    W, Z = sp.csr_matrix(conn, dtype=np.float64), np.asarray(values, dtype=np.float64)
+    Z = Z - Z.mean(0)
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return len(Z) / W.sum() * (Z * (W @ Z)).sum(0) / (Z * Z).sum(0)
+
+# %% ../../nbs/20a_cells.scib.ipynb #2e0147d6
+def morans_i_score(nbrs: Neighbors, expression: Any, field: str='expression') -> float:
+    "scib 1.2 `morans_i` (compare_pre=False): mean over non-constant genes of max(Moran's I, 0) on the 15-NN graph."
+    E = as_embedding(expression, nbrs.n, field=field)
+    keep = E.std(0) > 1e-8
+    if not keep.any(): raise DataError("every gene is constant: Moran's I undefined", field=field)
+    return float(np.maximum(morans_i(umap_connectivities(nbrs.head(min(15, nbrs.k))), E[:, keep]), 0).mean())
+
 # %% ../../nbs/20a_cells.scib.ipynb #8b61cc74
 _GROUPS, _SIZES = ('Bio conservation', 'Batch correction', 'extra'), ('lisi', 'kbet', 'graph')
 
@@ -265,6 +337,8 @@ class ScibMetric:
     shared: tuple[str, ...] = ()     # the shared inputs it reads (keys of `SCIB_INPUTS`)
     timed: bool = True               # a timed step of its own (False: it only reads a shared input)
     extras_at: int|None = None       # its place in the `--extras` results (None: not reported there)
+    default: bool = True             # in the Benchmarker's default table (False: computed when asked for, `add`)
+    since: str = '0.5'               # the first scib-metrics parity (`SCIB_PARITY`) that has it
     def __post_init__(self):
         for name, v, ok in (('group', self.group, _GROUPS), ('neighbours', self.neighbours, (None, *_SIZES))):
             if v not in ok: raise ConfigError(f"scIB metric {self.column!r}: unknown {name} {v!r}", field=name, value=v)
@@ -278,20 +352,31 @@ class ScibInput:
     needs: tuple[str, ...] = ()      # the shared inputs it reads (listed before it in `SCIB_INPUTS`)
 
 # %% ../../nbs/20a_cells.scib.ipynb #8ba414bb
+SCIB_SIZES = {'lisi': 90, 'kbet': 50, 'graph': 15}       # the Benchmarker's neighbour sizes
+
 def scib_neighbor_sizes(n: int) -> dict[str, int]:
     "The Benchmarker's neighbour sizes (LISI 90, kBET 50, graph connectivity 15), capped at the number of cells."
-    sizes = {'lisi': min(90, n), 'kbet': min(50, n), 'graph': min(15, n)}
-    if n < 90: log.warning("only %d cells: neighbour sizes adapted to %s (scib-metrics uses 90/50/15)", n, sizes)
+    sizes = {s: min(k, n) for s, k in SCIB_SIZES.items()}
+    if n < 90: log.warning("only %d cells (< 90): each LISI neighbour list holds every cell, at perplexity 30 as in "
+                           "scib-metrics (its pynndescent pads the 90-NN with empty entries); KBET %d and graph %d "
+                           "neighbours", n, sizes['kbet'], sizes['graph'])
     return sizes
+
+# %% ../../nbs/20a_cells.scib.ipynb #7a714f06
+def scib_lisi_perplexity(k: int, n: int) -> int:
+    "LISI's perplexity: ⌊90/3⌋ = 30 if the list holds the 90 nearest or all cells (scib-metrics pads), else ⌊k/3⌋."
+    return SCIB_SIZES['lisi'] // 3 if k >= min(SCIB_SIZES['lisi'], n) else k // 3
 
 # %% ../../nbs/20a_cells.scib.ipynb #752750d4
 def _timer(sec: dict, bar=None) -> Callable:
-    "`timed(name, f)`: the value of `f()`, its wall time added to `sec[name]`; one step of the progress `bar` if given."
+    ("`timed(name, f)`: the value of `f()`, its wall time added to `sec[name]`; one step of the progress `bar` if "
+     "given, and one debug line per step (`benchnb.cells.scib`): the per-metric progress hook.")
     def timed(name, f):
         if bar is not None: bar.set_postfix_str(name, refresh=False)
         t = time.perf_counter()
         v = f()
-        sec[name] = sec.get(name, 0) + time.perf_counter() - t
+        sec[name] = sec.get(name, 0) + (dt := time.perf_counter() - t)
+        log.debug("scIB step %s: %.3f s", name, dt)
         if bar is not None: bar.update(1)
         return v
     return timed
@@ -353,7 +438,8 @@ def _knn_input(c: ScibContext) -> Neighbors:
 # %% ../../nbs/20a_cells.scib.ipynb #b242394e
 def _lisi_input(c: ScibContext) -> tuple[float, float]:
     "(iLISI, cLISI) from one calibration of the weights on the 90-NN."
-    return ilisi_clisi(c.head('lisi'), c.batch, c.labels, device=c.device)
+    nb = c.head('lisi')
+    return ilisi_clisi(nb, c.batch, c.labels, device=c.device, perplexity=scib_lisi_perplexity(nb.k, nb.n))
 
 def _sil_input(c: ScibContext) -> np.ndarray:
     "The per-cell label silhouette: given, left by the k-NN pass, or computed here."
@@ -383,6 +469,7 @@ def _kbet_per_label(c: ScibContext, nb) -> float: return kbet_per_label(nb, c.ba
 def _graph_connectivity(c: ScibContext, nb: Neighbors) -> float: return graph_connectivity(nb, c.labels)
 def _pcr_comparison(c: ScibContext, nb=None) -> float: return pcr_comparison(c.X_pre, c.X, c.batch, device=c.device)
 def _kbet_global(c: ScibContext, nb: Neighbors) -> float: return kbet(nb, c.batch)[0]
+def _sbee(c: ScibContext, nb: Neighbors) -> float: return sbee(nb, c.X, c.batch, c.labels)
 def _shared(name: str, key) -> Callable: return lambda c, nb=None: c[name][key]      # one value of a shared input
 
 # %% ../../nbs/20a_cells.scib.ipynb #f8853b33
@@ -402,34 +489,42 @@ SCIB_METRICS = (
     ScibMetric('Graph connectivity', 'graph_connectivity', _BAT, _M.GRAPH_CONNECTIVITY, _graph_connectivity, 'graph',
                extras_at=5),
     ScibMetric('PCR comparison', 'pcr_comparison', _BAT, _M.PCR_COMPARISON, _pcr_comparison),
+    ScibMetric('sBEE', 'sbee', _BAT, _M.SBEE, _sbee, 'lisi', default=False, since='0.6'),
     ScibMetric('kBET global', None, 'extra', _M.KBET_GLOBAL, _kbet_global, 'kbet', extras_at=4))
 
 # %% ../../nbs/20a_cells.scib.ipynb #b8cde412
-def scib_columns(group: str, metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[str]:
-    "The columns of `group` ('Bio conservation', 'Batch correction' or 'extra'), in table order."
-    return [m.column for m in metrics if m.group == group]
+def scib_columns(group: str, metrics: Sequence[ScibMetric]=SCIB_METRICS, optional: bool=False) -> list[str]:
+    "The columns of `group` ('Bio conservation', 'Batch correction' or 'extra'), in table order; `optional`: all."
+    return [m.column for m in metrics if m.group == group and (optional or m.default)]
 
 def _benchmarker(metrics: Sequence[ScibMetric]) -> list[ScibMetric]:
     "The rows that are the Benchmarker's columns (not those only `--extras` reports)."
     return [m for m in metrics if m.group != 'extra']
 
+def scib_wanted(skip: frozenset=frozenset(), add: frozenset=frozenset(),
+                metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[ScibMetric]:
+    "The table's rows to compute: the default ones not in `skip`, and the optional ones in `add` (column names)."
+    return [m for m in _benchmarker(metrics) if m.column not in skip and (m.default or m.column in add)]
+
 # %% ../../nbs/20a_cells.scib.ipynb #342178d8
 def scib_switches(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, list[str]]:
-    "scib-metrics field → the Benchmarker columns it switches off, in table order."
+    "scib-metrics field → the default Benchmarker columns it switches off, in table order."
     out = {}
-    for m in _benchmarker(metrics): out.setdefault(m.field, []).append(m.column)
+    for m in _benchmarker(metrics):
+        if m.default: out.setdefault(m.field, []).append(m.column)
     return out
 
 # %% ../../nbs/20a_cells.scib.ipynb #2554e001
 SCIB_BIO, SCIB_BATCH = scib_columns(_BIO), scib_columns(_BAT)
 SCIB_AGGREGATES = ['Batch correction', 'Bio conservation', 'Total']
 SCIB_COLUMNS = SCIB_BIO + SCIB_BATCH + SCIB_AGGREGATES
+SCIB_ALL_COLUMNS = scib_columns(_BIO, optional=True) + scib_columns(_BAT, optional=True) + SCIB_AGGREGATES
 SCIB_SWITCHES = scib_switches()                      # scib-metrics' BioConservation/BatchCorrection fields
 
 # %% ../../nbs/20a_cells.scib.ipynb #7a7039dd
 def skipped_columns(names: Sequence[str], metrics: Sequence[ScibMetric]=SCIB_METRICS) -> frozenset[str]:
     "The table columns that the metric `names` (scib-metrics field names or column names) switch off."
-    switches, cols = scib_switches(metrics), [m.column for m in _benchmarker(metrics)]
+    switches, cols = scib_switches(metrics), [m.column for m in _benchmarker(metrics) if m.default]
     by_name = {**{k.lower(): v for k, v in switches.items()}, **{c.lower(): [c] for c in cols}}
     out = set()
     for name in names:
@@ -437,7 +532,34 @@ def skipped_columns(names: Sequence[str], metrics: Sequence[ScibMetric]=SCIB_MET
             raise DataError(f"unknown scIB metric {name!r}; known: {', '.join(switches)} (or a column name)",
                             field='skip', value=name)
         out.update(by_name[name.strip().lower()])
-    if out >= set(cols): raise DataError("every scIB metric is switched off", field='skip')
+    if out >= set(cols) and cols: raise DataError("every scIB metric is switched off", field='skip')
+    return frozenset(out)
+
+# %% ../../nbs/20a_cells.scib.ipynb #41c1a81c
+SCIB_PARITY = {'0.5': '0.5.10', '0.6': '0.6.1'}     # --parity → the scib-metrics release reproduced
+SCIB_PARITY_DEFAULT = '0.6'                          # the newest
+
+def check_parity(parity: str) -> str:
+    "The scib-metrics release `parity` ('0.5' or '0.6') reproduces; `DataError` for another."
+    if parity not in SCIB_PARITY:
+        raise DataError(f"unknown parity {parity!r} (known: {', '.join(SCIB_PARITY)})", field='parity', value=parity)
+    return SCIB_PARITY[parity]
+
+# %% ../../nbs/20a_cells.scib.ipynb #5bb02655
+def added_columns(names: Sequence[str], parity: str=SCIB_PARITY_DEFAULT,
+                  metrics: Sequence[ScibMetric]=SCIB_METRICS) -> frozenset[str]:
+    "The optional columns that `names` (scib-metrics field or column names) switch on; refused if `parity` lacks one."
+    check_parity(parity)
+    opt = {k.lower(): m for m in _benchmarker(metrics) if not m.default for k in (m.field, m.column)}
+    out = set()
+    for name in names:
+        if (m := opt.get(name.strip().lower())) is None:
+            known = ', '.join(sorted({m.field for m in opt.values()}))
+            raise DataError(f"unknown optional scIB metric {name!r}; known: {known}", field='add', value=name)
+        if float(m.since) > float(parity):
+            raise DataError(f"{m.column} is new in scib-metrics {m.since}: use --parity {m.since}", field='add',
+                            value=name)
+        out.add(m.column)
     return frozenset(out)
 
 # %% ../../nbs/20a_cells.scib.ipynb #1dc2a29a
@@ -445,8 +567,8 @@ def scib_aggregate(values: pd.DataFrame, min_max_scale: bool=False, batch_weight
                    metrics: Sequence[ScibMetric]=SCIB_METRICS) -> pd.DataFrame:
     ("The metric columns computed (+ optional min-max scaling across embeddings) and the aggregates of "
      "`get_results`; Total = batch_weight · Batch correction + (1 − batch_weight) · Bio conservation.")
-    bio = [c for c in scib_columns(_BIO, metrics) if c in values]
-    bat = [c for c in scib_columns(_BAT, metrics) if c in values]
+    bio = [c for c in scib_columns(_BIO, metrics, optional=True) if c in values]
+    bat = [c for c in scib_columns(_BAT, metrics, optional=True) if c in values]
     df = values[bio + bat].astype(float)
     if min_max_scale:
         lo, hi = df.min(), df.max()
@@ -472,19 +594,21 @@ def scib_step_columns(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, t
     shared = {SCIB_INPUTS[n].step: tuple(m.column for m in ms if n in scib_inputs([m])) for n in SCIB_INPUTS}
     return {**{s: cols for s, cols in shared.items() if cols}, **{m.column: (m.column,) for m in ms if m.timed}}
 
-SCIB_STEP_COLUMNS = scib_step_columns()
+SCIB_STEP_COLUMNS = scib_step_columns(scib_wanted())      # the default table's steps
 
 # %% ../../nbs/20a_cells.scib.ipynb #760e8ce4
-def scib_steps(skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS) -> int:
-    "How many timed steps `scib_row` runs for one embedding when the columns `skip` are switched off."
-    return sum(not set(cols) <= skip for cols in scib_step_columns(metrics).values())
+def scib_steps(skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS,
+               add: frozenset=frozenset()) -> int:
+    "How many timed steps `scib_row` runs for one embedding with the columns `skip` off and the optional `add` on."
+    return len(scib_step_columns(scib_wanted(skip, add, metrics)))
 
 # %% ../../nbs/20a_cells.scib.ipynb #74a5176c
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
              seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None,
-             skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS) -> dict[str, float]:
-    "The scIB metrics of one embedding (the table's rows not in `skip`), named as the Benchmarker's columns."
-    wanted = [m for m in _benchmarker(metrics) if m.column not in skip]
+             skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS,
+             add: frozenset=frozenset()) -> dict[str, float]:
+    "The scIB metrics of one embedding (the default rows not in `skip`, the optional ones in `add`), by column."
+    wanted = scib_wanted(skip, add, metrics)
     timed = _timer({} if seconds is None else seconds, bar)
     c = ScibContext(X, labels, batch, X_pre, nbrs=nbrs, sil=sil, knn_method=knn_method, device=device, timed=timed,
                     metrics=wanted).prepare()
@@ -500,23 +624,39 @@ def _check_scib_inputs(embeddings: dict, labels: np.ndarray, batch: np.ndarray) 
         raise DataError("the scIB metrics need at least 2 batches", field='batch')
     return n
 
+# %% ../../nbs/20a_cells.scib.ipynb #67a2b53b
+def _embedding_failed(key: str, e: DataError, n_embeddings: int) -> str:
+    "One line naming the embedding `key` and what in it failed (logged); re-raised if it is the only embedding."
+    what = e.message if e.field in (None, 'embedding', key) else str(e)
+    row = f" (row {e.value})" if isinstance(e.value, int) and 'row' not in what else ''
+    line = f"embedding {key!r}: {what}{row}"
+    if n_embeddings == 1: raise DataError(line, field=key) from e
+    log.warning("%s; its row is NaN, the other embeddings are scored", line)
+    return line
+
 # %% ../../nbs/20a_cells.scib.ipynb #95b5359e
 def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, min_max_scale: bool=False,
                knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu',
-               skip: Sequence[str]=(), batch_weight: float=0.4,
-               metrics: Sequence[ScibMetric]=SCIB_METRICS) -> pd.DataFrame:
-    "One row per embedding, the Benchmarker's columns; `attrs['seconds']` holds the time per step and embedding."
+               skip: Sequence[str]=(), batch_weight: float=0.4, metrics: Sequence[ScibMetric]=SCIB_METRICS,
+               parity: str=SCIB_PARITY_DEFAULT, add: Sequence[str]=()) -> pd.DataFrame:
+    ("One row per embedding, the Benchmarker's columns (of release `parity`, + `add`); `attrs`: 'seconds' per step "
+     "and embedding, 'failed' {embedding: the one-line reason its row is NaN}, 'parity' (the release).")
     labels, batch = np.asarray(labels, dtype=object), np.asarray(batch, dtype=object)
     n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(skip, metrics)
+    add = added_columns(add, parity, metrics)
     X_pre = as_embedding(X_pre, n, field='pre_integrated')
-    rows, secs = {}, {}
-    with progress(total=scib_steps(skip, metrics) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
+    rows, secs, failed = {}, {}, {}
+    with progress(total=scib_steps(skip, metrics, add) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
         for key, X in embeddings.items():
             secs[key] = {}
-            rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, (neighbors or {}).get(key),
-                                 knn_method, secs[key], device=device, bar=bar, skip=skip, metrics=metrics)
-    out = scib_aggregate(pd.DataFrame.from_dict(rows, orient='index'), min_max_scale, batch_weight, metrics)
-    out.attrs['seconds'] = secs
+            try: rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, (neighbors or {}).get(key),
+                                      knn_method, secs[key], device=device, bar=bar, skip=skip, metrics=metrics,
+                                      add=add)
+            except DataError as e: failed[key] = _embedding_failed(key, e, len(embeddings))
+    if not rows: raise DataError(f"no embedding could be scored: {'; '.join(failed.values())}", field='embedding')
+    values = pd.DataFrame.from_dict(rows, orient='index').reindex(list(embeddings))
+    out = scib_aggregate(values, min_max_scale, batch_weight, metrics)
+    out.attrs.update(seconds=secs, failed=failed, parity=SCIB_PARITY[parity])
     return out
 
 # %% ../../nbs/20a_cells.scib.ipynb #ed1ebaa6
@@ -533,7 +673,7 @@ def _check_adata_keys(adata, obsm_keys: Sequence[str], obs_keys: Sequence[str]):
 # %% ../../nbs/20a_cells.scib.ipynb #a9b745e9
 def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, pre_integrated: str|None=None,
          min_max_scale: bool=False, knn_method: str='exact', device: str='cpu', skip: Sequence[str]=(),
-         batch_weight: float=0.4) -> pd.DataFrame:
+         batch_weight: float=0.4, parity: str=SCIB_PARITY_DEFAULT, add: Sequence[str]=()) -> pd.DataFrame:
     ("`Benchmarker(adata, batch_key, label_key, embedding_keys, pre_integrated_embedding_obsm_key=…).get_results()`, "
      "exact and fast; `skip` switches metrics off (by Benchmarker field or column name).")
     _check_adata_keys(adata, [*embedding_keys, *([pre_integrated] if pre_integrated else [])], (label_key, batch_key))
@@ -544,7 +684,7 @@ def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, p
     encode_labels(batch, adata.n_obs, f"obs/{batch_key}")
     X_pre = _pre_integrated(adata, pre_integrated, needed='PCR comparison' not in skipped_columns(skip))
     return scib_table({k: adata.obsm[k] for k in embedding_keys}, labels, batch, X_pre, min_max_scale, knn_method,
-                      device=device, skip=skip, batch_weight=batch_weight)
+                      device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
 
 # %% ../../nbs/20a_cells.scib.ipynb #dffb590a
 def pre_integrated_pca(adata) -> np.ndarray:
@@ -591,8 +731,8 @@ def _draw_column(ax, x: float, c: str, v: np.ndarray, n: int):
 # %% ../../nbs/20a_cells.scib.ipynb #aaf19fca
 def _draw_groups(ax, cols: Sequence[str], n: int):
     "'Bio conservation', 'Batch correction' and 'Aggregate score' over their columns (at x = 2, 3, …), underlined."
-    for g, members in {'Bio conservation': SCIB_BIO, 'Batch correction': SCIB_BATCH,
-                       'Aggregate score': SCIB_AGGREGATES}.items():
+    groups = {g: scib_columns(g, optional=True) for g in (_BIO, _BAT)}
+    for g, members in {**groups, 'Aggregate score': SCIB_AGGREGATES}.items():
         xs = [j + 2 for j, c in enumerate(cols) if c in members]
         if not xs: continue
         ax.text((xs[0] + xs[-1]) / 2, n + 0.55, g, ha='center', fontsize=9, style='italic')
@@ -612,7 +752,7 @@ def _draw_frame(ax, names: Sequence, cols: Sequence[str], n: int):
 def plot_scib_table(table: pd.DataFrame, path=None):
     "scIB-style results table: circles per metric, bars for the aggregates, embeddings sorted by Total."
     import matplotlib.pyplot as plt
-    cols = [c for c in SCIB_COLUMNS if c in table]
+    cols = [c for c in SCIB_ALL_COLUMNS if c in table]
     df = table[cols].astype(float).sort_values(cols[-1], ascending=False)     # Total, or the one aggregate
     n = len(df)
     fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 1.2 + 0.55 * n))
@@ -636,4 +776,8 @@ register_metric(_M.KMEANS_NMI, lambda **kw: kmeans_nmi_ari(**kw)['nmi'], {'X', '
 register_metric(_M.KMEANS_ARI, lambda **kw: kmeans_nmi_ari(**kw)['ari'], {'X', 'labels'}, {},
                 'ARI of k-means (k = #labels) vs labels', _CLU)
 register_metric(_M.PCR_COMPARISON, pcr_comparison, {'X_pre', 'X_post', 'batch'}, {},
-                'relative drop of batch-explained variance (PCR)', _INT);
+                'relative drop of batch-explained variance (PCR)', _INT)
+register_metric(_M.SBEE, sbee, {'nbrs', 'X', 'batch', 'labels'}, {},
+                'sBEE: neighbourhood batch composition and distance ratio (scib-metrics 0.6)', _INT)
+register_metric(_M.MORANS_I, morans_i_score, {'nbrs', 'expression'}, {},
+                "Moran's I of the given genes on the 15-NN graph, mean of max(I, 0) (scib 1.2)", {'scib'});
