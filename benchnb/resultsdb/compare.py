@@ -13,12 +13,12 @@ import pandas as pd
 
 from ..core import DataError, family_named, load_families
 from .db import ResultsDB, db_path, observation_groups
-from ..stats import JUDGED, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
+from ..stats import JUDGED, VERDICTS, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
 
 # %% auto #0
 __all__ = ['KEY', 'ACROSS', 'COLUMNS', 'EXIT_REGRESSION', 'EXIT_UNCHECKED', 'GATE_CODES', 'unit_observations', 'Replication',
-           'register_replication', 'replication', 'compare', 'parse_source', 'diff', 'regressions', 'regression_line',
-           'gate_summary', 'gate', 'gate_line', 'leaderboard_intervals', 'rank_table']
+           'register_replication', 'replication', 'verdict_line', 'compare', 'parse_source', 'diff', 'regressions',
+           'regression_line', 'gate_summary', 'gate', 'gate_line', 'leaderboard_intervals', 'rank_table']
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #04c415fe
 KEY = ['family', 'dataset', 'model', 'task', 'metric', 'params', 'subset']
@@ -135,12 +135,22 @@ def _finish(rows: list[dict], tests: list, alpha: float, margin: float|None, by:
     "The table: judged per Holm family, a note per row, settings as columns, columns in order."
     t = pd.DataFrame(rows, columns=[*extra, *[c for c in COLUMNS if c not in JUDGED and c != 'note'], 'note', 'needs'])
     t = t.reset_index(drop=True)
-    if len(t): t[JUDGED] = _judged(t, tests, alpha, margin, by)
-    else: t = t.assign(**{c: [] for c in JUDGED})
+    t = t.assign(**(_judged(t, tests, alpha, margin, by) if len(t) else {c: [] for c in JUDGED}))
+    t = t.astype({c: float for c in JUDGED if c != 'verdict'})
     t['note'] = [_note(r) for r in t.itertuples()]
     pc = _param_columns(t, [*extra, *COLUMNS])
     cols = [*extra, *COLUMNS[:5], *pc.columns, *COLUMNS[5:]]
     return pd.concat([t, pc], axis=1)[cols]
+
+# %% ../../nbs/48_resultsdb.compare.ipynb #c296c620
+def verdict_line(t: pd.DataFrame) -> str:
+    "One line: the rows per verdict, and how many units the untestable rows would need at most."
+    counts = t.verdict.value_counts()
+    parts = [f"{counts[v]} {v}" for v in (*VERDICTS, 'missing') if v in counts]
+    ct = t[t.verdict == 'cannot tell'].dropna(subset=['units_needed'])
+    need = '; '.join(f"{g.units_needed.max():.0f} {n} needed" for n,g in ct.groupby(ct.note.str.extract(
+        r'needs ≥ \d+ (\w+)', expand=False), sort=True)) if len(ct) else ''
+    return f"{len(t)} comparisons: {', '.join(parts) or 'none'}" + (f" (cannot tell: up to {need})" if need else '')
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #4ea15c54
 def _open_db(db_or_dir) -> tuple[ResultsDB, bool]:
