@@ -326,5 +326,8 @@ def rank_table(db_or_dir: ResultsDB|str|os.PathLike, family: str, metric: str, s
     want = subset if subset is not None else ('all' if len(subs) > 1 else None)
     if want != 'all': o = o[o.subset.isna()] if want is None else o[o.subset == want]
     o = o[o.params == o.params.mode().iloc[0]]
+    if o.dataset.nunique() < 2 and replication(family).seeds:
+        raise DataError(f"{family} has one dataset: its seeds are not independent blocks (ranks need ≥ 2 datasets)",
+                        value=o.dataset.iloc[0])
     by,blocks = ('dataset', 'datasets') if o.dataset.nunique() >= 2 else ('obs_id', f"units of {o.dataset.iloc[0]}")
     return o.pivot_table(index=by, columns='model', values='value').dropna(),blocks
