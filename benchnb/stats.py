@@ -167,16 +167,15 @@ def sign_matrix(n: int, n_resamples: int=4000, seed: int=0, exact_max: int=12) -
     return np.random.default_rng(seed).choice([-1.0, 1.0], size=(n_resamples, n)), False
 
 # %% ../nbs/00c_stats.ipynb #981cf82b
-def _edge(p_at, alpha: float, out: float, est: float, iters: int=60) -> float:
-    "The end of the accepted set between `out` (rejected) and `est` (accepted); 0 on the side p(0) puts it."
+def _edge(p_at, alpha: float, out: float, est: float, steps: int=7, k: int=16) -> float:
+    "The end of the accepted set between `out` (rejected) and `est` (accepted), by grid refinement; 0 where p(0) puts it."
     if out < 0 < est or est < 0 < out:
         if p_at(0.0) > alpha: est = 0.0
         else: out = 0.0
-    for _ in range(iters):
-        mid = (out + est) / 2
-        if mid in (out, est): break
-        if p_at(mid) > alpha: est = mid
-        else: out = mid
+    for _ in range(steps):                                  # 16 points a step: 16^7 ≈ 3e8 times finer than the start
+        g = est + (out - est) * np.arange(1, k + 1) / k     # from est towards out; g[-1] is out (rejected)
+        i = int(np.argmax(np.asarray(p_at(g)) <= alpha))    # the first rejected point
+        est,out = (g[i - 1] if i else est),g[i]
     return float(est)
 
 # %% ../nbs/00c_stats.ipynb #c3bb6674
@@ -192,12 +191,14 @@ class SignFlip:
         self.estimate,self.units = float(self.d.mean()),self.n
         self.min_p = min_p(self.n) if self.exact else max(min_p(self.n), 1 / (len(self.signs) + 1))
 
-    def p_at(self, delta: float) -> float:
-        "Two-sided p-value of mean(d) = `delta`."
-        obs = abs(self.d.sum() - delta * self.n)
-        tol = 1e-9 * max(1.0, float(np.abs(self.d).max()), abs(delta)) * self.n
-        hits = int(np.sum(np.abs(self._a - delta * self._c) >= obs - tol))
-        return hits / len(self.signs) if self.exact else (1 + hits) / (1 + len(self.signs))
+    def p_at(self, delta: float|np.ndarray) -> float|np.ndarray:
+        "Two-sided p-value of mean(d) = `delta` (a number, or an array of them)."
+        dl = np.atleast_1d(np.asarray(delta, dtype=float))
+        obs = np.abs(self.d.sum() - dl * self.n)
+        tol = 1e-9 * np.maximum(max(1.0, float(np.abs(self.d).max())), np.abs(dl)) * self.n
+        hits = np.sum(np.abs(self._a[:, None] - self._c[:, None] * dl) >= obs - tol, axis=0)
+        p = hits / len(self.signs) if self.exact else (1 + hits) / (1 + len(self.signs))
+        return float(p[0]) if np.ndim(delta) == 0 else p
 
     def bounds(self, alpha: float) -> tuple[float, float]:
         "The interval {δ : p(δ) > alpha}; (-inf, inf) when no outcome reaches `alpha` with this many units."
@@ -233,8 +234,9 @@ class ClusterJackknife:
         self.df,self.estimate = max(g - 1, 1),float(self.d.mean())
         self.min_p = min_p(self.units)
 
-    def p_at(self, delta: float) -> float:
-        "Two-sided p-value of mean(d) = `delta` (t = (mean - delta) / jackknife SE)."
+    def p_at(self, delta: float|np.ndarray) -> float|np.ndarray:
+        "Two-sided p-value of mean(d) = `delta` (t = (mean - delta) / jackknife SE); `delta` a number or an array."
+        if np.ndim(delta): return np.array([self.p_at(float(x)) for x in delta])
         if not self.se > 0: return 1.0 if abs(delta - self.estimate) < 1e-12 else 0.0
         return t_two_sided((self.estimate - delta) / self.se, self.df)
 

@@ -164,7 +164,7 @@ def _fmt_p(p: float) -> str: return '' if p != p else f"{p:.2g}"
 
 def _fmt_ci(lo: float, hi: float, level: float) -> str:
     if lo != lo: return ''
-    return f"[{lo:+.4f}, {hi:+.4f}] @{level:.1%}" if math.isfinite(lo) and math.isfinite(hi) else 'any (too few units)'
+    return f"[{lo:+.4f}, {hi:+.4f}] @{level:.1%}" if math.isfinite(lo) and math.isfinite(hi) else 'unbounded'
 
 def _stats_view(t):
     "A comparison table for the terminal: unit and n, test, rounded means, Δ with its interval and level, p, verdict."
