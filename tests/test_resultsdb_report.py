@@ -66,3 +66,23 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert len(set(heat)) == 6          # one absolute scale: 0.61 and 0.60 differ a little, not as the two ends of a min–max
     curves = list(tmp_path.rglob('translator_curves_*'))
     assert curves and all(p.parent.name == 'leaderboard_files' for p in curves)     # a `/` in the name stays inside
+
+
+def test_summary_leader_is_the_leader_every_model_is_compared_with(tmp_path):
+    """Issue 28 §5: with two Translator targets tied at the top (a copy of the leader under a name that sorts first),
+    the Summary and 'Every model against the leader' name the same leader — ties broken by name in both."""
+    import duckdb
+    from benchnb.resultsdb.demo import demo_database
+    db = demo_database(tmp_path/'db', families=('translator',))
+    con = duckdb.connect(str(db))
+    for table in ('units', 'metrics', 'observations', 'intervals'):
+        cols = [r[0] for r in con.execute(f"DESCRIBE {table}").fetchall()]
+        sel = ', '.join("'a-copy'" if c == 'model' else f"unit_id || '-copy'" if c == 'unit_id' else c for c in cols)
+        con.execute(f"INSERT INTO {table} SELECT {sel} FROM {table} WHERE model = 'ranker-strong'")
+    con.close()
+    res = run_report('leaderboard', {'results': str(db), 'families': ['translator']}, tmp_path/'r', html=False)
+    assert res.status == 'ok'
+    text = json.dumps(json.loads(res.notebook.read_text()))
+    summary = re.findall(r'\*\*Translator\*\* \([^)]*\): <code>([^<]+)</code>', text)
+    against = re.findall(r'every model against (?:<code>|`)([^<`]+)(?:</code>|`)', text)
+    assert summary and against and summary[0] == against[0] == 'a-copy', (summary, against)
