@@ -1,6 +1,7 @@
 """Calibration of `benchnb.stats` / `benchnb.resultsdb.compare` by simulation (issue 28): for each family's scheme,
 the false-positive rate of `judge` (family-wise over a small table) and of the regression gate under the null (both
-models drawn from the same distribution), and the power on a known effect. Also what the procedures of the main of
+models drawn from the same distribution, so that a unit's difference is symmetric about 0), and the power on a
+known effect. Also what the procedures of the main of
 8630b2f did on the same draws (cluster-bootstrap p for slide pairs; seeds as units for a deterministic cells metric).
 
     PYTHONPATH=. python benchmarks/stats_calibration.py [--repeats 2000]
@@ -32,8 +33,8 @@ SCHEMES = {   # name -> (make one table of tests from rng and a shift, effect si
         (lambda rng, s: [ClusterJackknife(slide_pairs(rng, 8, s), pairs(8))], 1.0),
     'PLISM: slide pairs, slide jackknife (12 slides, 66 pairs)':
         (lambda rng, s: [ClusterJackknife(slide_pairs(rng, 12, s), pairs(12))], 0.7),
-    'cells: datasets, sign flip exact (n=8)':
-        (lambda rng, s: [SignFlip(s + rng.exponential(size=8) - 1)], 1.0),
+    'cells: datasets, sign flip exact (n=8, skewed per-dataset values)':
+        (lambda rng, s: [SignFlip(s + rng.exponential(size=8) - rng.exponential(size=8))], 1.0),
     'cells: seeds of a stochastic metric (n=10 seeds, 2 models)':
         (lambda rng, s: [SignFlip(s + 0.02 * rng.normal(size=10)) for _ in range(2)], 0.02),
 }

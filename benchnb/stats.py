@@ -168,7 +168,7 @@ def sign_matrix(n: int, n_resamples: int=4000, seed: int=0, exact_max: int=12) -
 
 # %% ../nbs/00c_stats.ipynb #981cf82b
 def _edge(p_at, alpha: float, out: float, est: float, steps: int=7, k: int=16) -> float:
-    "The end of the accepted set between `out` (rejected) and `est` (accepted), by grid refinement; 0 where p(0) puts it."
+    "The end of the accepted set between `out` (rejected) and `est` (accepted); 0 on the side p(0) puts it."
     if out < 0 < est or est < 0 < out:
         if p_at(0.0) > alpha: est = 0.0
         else: out = 0.0
@@ -287,14 +287,15 @@ def judge(tests: Sequence, alpha: float=0.05, higher_better: Sequence[bool]|None
     "Holm over `tests` (None: untestable); each row's interval at its Holm level, verdict, detectable Δ, units needed."
     hb = [True] * len(tests) if higher_better is None else list(higher_better)
     p = np.array([np.nan if t is None else max(t.p_at(0.0), t.min_p) for t in tests])
-    levels,rows = holm_levels(p, alpha),[]
+    tested = np.where([t is not None and t.min_p <= alpha for t in tests], p, np.nan)   # others can never reject
+    levels,rows = holm_levels(tested, alpha),[]
     for i,t in enumerate(tests):
-        ok = t is not None and could_reject(p, i, t.min_p, alpha)
-        lo,hi = t.bounds(levels[i]) if t is not None else (np.nan, np.nan)
-        rows.append(dict(ci_low=lo, ci_high=hi, level=1 - levels[i], verdict=verdict(lo, hi, hb[i], margin, ok),
-                         detectable=(hi - lo) / 2 if ok else np.nan,
-                         units_needed=np.nan if ok or t is None else units_needed(p, i, alpha)))
-    return pd.DataFrame(rows, index=range(len(tests)), columns=JUDGED[:6]).assign(p=p, p_holm=holm(p))
+        ok = t is not None and could_reject(tested, i, t.min_p, alpha)
+        lo,hi = t.bounds(levels[i] if ok else alpha) if t is not None else (np.nan, np.nan)
+        rows.append(dict(ci_low=lo, ci_high=hi, level=1 - (levels[i] if ok else alpha),
+                         verdict=verdict(lo, hi, hb[i], margin, ok), detectable=(hi - lo) / 2 if ok else np.nan,
+                         units_needed=np.nan if ok or t is None else units_needed(tested, i, alpha)))
+    return pd.DataFrame(rows, index=range(len(tests)), columns=JUDGED[:6]).assign(p=p, p_holm=holm(tested))
 
 JUDGED = ['ci_low', 'ci_high', 'level', 'verdict', 'detectable', 'units_needed', 'p', 'p_holm']
 

@@ -229,7 +229,7 @@ def test_ari_collapse_on_two_datasets_of_one_seed_fails_the_gate(tmp_path):
     t = pd.read_csv(tmp_path/'d.csv')
     across = t[t.dataset == '(across datasets)']
     assert len(across) == 1 and across.unit.item() == 'dataset' and across.n_units.item() == 2
-    assert across.verdict.item() == 'cannot tell' and 'needs ≥ 7 datasets' in across.note.item()   # Holm over 3 rows
+    assert across.verdict.item() == 'cannot tell' and 'needs ≥ 6 datasets' in across.note.item()
 
 
 def test_a_model_missing_in_new_fails_the_gate(base, tmp_path):               # issue 28 §4, issue 32 §4

@@ -67,7 +67,8 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
 def cells_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
     "One observation per metric row: per seed (obs_id 'seed=N'), or one for the run when the row has no seed."
     drop = ('seed', 'std', 'n')
-    return [dict(metric=r['metric'], value=r['value'], obs_id=f"seed={r['seed']}" if r.get('seed') is not None else 'run',
+    obs_id = lambda r: f"seed={r['seed']}" if r.get('seed') is not None else 'run'
+    return [dict(metric=r['metric'], value=r['value'], obs_id=obs_id(r),
                  params={k: v for k,v in (r.get('params') or {}).items() if k not in drop}) for r in rows]
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #c1f93072

@@ -173,7 +173,8 @@ def _stats_view(t):
     v = t.assign(delta=t.delta.map('{:+.4f}'.format), p=t.p.map(_fmt_p), p_holm=t.p_holm.map(_fmt_p),
                  base=t.base.round(4), new=t.new.round(4), interval=ci, n=t.n_units)
     settings = [c for c in t.columns if c not in COLUMNS and c != 'family']
-    keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', *settings, 'metric') if c in v and v[c].notna().any()]
+    keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', *settings, 'metric')
+            if c in v and v[c].notna().any()]
     return v[keep + ['unit', 'n', 'test', 'base', 'new', 'delta', 'interval', 'p', 'p_holm', 'verdict', 'note']]
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #6ca79587
@@ -209,7 +210,8 @@ def _records(t) -> list[dict]:
 def _gh(s: str) -> str: return str(s).replace('%', '%25').replace('\r', '%0D').replace('\n', '%0A')
 
 def _row_name(r) -> str:
-    return ' '.join(str(x) for x in (r.family, r.model, r.metric, r.dataset, r.task, r.subset) if x is not None and x == x)
+    parts = (r.family, r.model, r.metric, r.dataset, r.task, r.subset)
+    return ' '.join(str(x) for x in parts if x is not None and x == x)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #eaca5bc9
 def _problem(r, allow_missing: bool, allow_untestable: bool) -> tuple[str, bool]|None:

@@ -245,7 +245,7 @@ def _diff_rows(o: pd.DataFrame, seed: int) -> tuple[list, list, list]:
 # %% ../../nbs/48_resultsdb.compare.ipynb #43064f64
 def diff(base: str|os.PathLike, new: str|os.PathLike, family: str|None=None, metric: str|None=None,
          dataset: str|None=None, alpha: float=0.05, margin: float|None=None, seed: int=0) -> pd.DataFrame:
-    "Every model × dataset × metric of `base` in `new` (DIR or DIR:RUN_ID): unit, n, Δ, interval, p, verdict, or missing."
+    "Every model × dataset × metric of `base` in `new` (DIR or DIR:RUN_ID): unit, n, Δ, interval, p, verdict."
     f = dict(family=family, metric=metric, dataset=dataset)
     o = pd.concat([_source_observations(base, **f).assign(model_version='base'),
                    _source_observations(new, **f).assign(model_version='new')], ignore_index=True)
