@@ -288,11 +288,11 @@ def judge(tests: Sequence, alpha: float=0.05, higher_better: Sequence[bool]|None
     hb = [True] * len(tests) if higher_better is None else list(higher_better)
     p = np.array([np.nan if t is None else max(t.p_at(0.0), t.min_p) for t in tests])
     tested = np.where([t is not None and t.min_p <= alpha for t in tests], p, np.nan)   # others can never reject
-    levels,rows = holm_levels(tested, alpha),[]
+    levels,rows = np.where(np.isnan(tested), alpha, holm_levels(tested, alpha)),[]
     for i,t in enumerate(tests):
         ok = t is not None and could_reject(tested, i, t.min_p, alpha)
-        lo,hi = t.bounds(levels[i] if ok else alpha) if t is not None else (np.nan, np.nan)
-        rows.append(dict(ci_low=lo, ci_high=hi, level=1 - (levels[i] if ok else alpha),
+        lo,hi = t.bounds(levels[i]) if t is not None else (np.nan, np.nan)
+        rows.append(dict(ci_low=lo, ci_high=hi, level=1 - levels[i],
                          verdict=verdict(lo, hi, hb[i], margin, ok), detectable=(hi - lo) / 2 if ok else np.nan,
                          units_needed=np.nan if ok or t is None else units_needed(tested, i, alpha)))
     return pd.DataFrame(rows, index=range(len(tests)), columns=JUDGED[:6]).assign(p=p, p_holm=holm(tested))

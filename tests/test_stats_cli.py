@@ -171,6 +171,7 @@ def test_six_seeds_two_models_nmi_collapse_is_cannot_tell_not_no_difference(tmp_
     r = _benchnb('results', 'compare', db, '-f', 'cells', '-b', 'base', '--csv', tmp_path/'c.csv')
     t = pd.read_csv(tmp_path/'c.csv')
     assert set(t.verdict) == {'cannot tell'} and set(t.units_needed) == {7}, t[['model', 'verdict', 'note']]
+    assert not ((t.ci_high < 0) | (t.ci_low > 0)).any()          # no interval beside it pretends otherwise
     assert 'no difference' not in r.stdout and 'needs ≥ 7 seeds' in r.stdout
     assert '(cannot tell: up to 7 seeds needed)' in r.stdout.strip().splitlines()[-1]
 
