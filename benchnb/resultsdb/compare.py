@@ -304,13 +304,14 @@ def leaderboard_intervals(db_or_dir: ResultsDB|str|os.PathLike, family: str, lev
     try: o = unit_observations(db, family)
     finally:
         if close: db.close()
-    rows = []
+    rows,rep = [],replication(family)
     for key,g in observation_groups(o, keys=('dataset', 'task', 'metric', 'model', 'params', 'subset')):
         cl = list(g.clusters) if all(isinstance(c, list) and c for c in g.clusters) else None
-        est,lo,hi = g.value.mean(),np.nan,np.nan
-        if len(g) >= min_units(alpha): est,lo,hi = mean_ci(g.value, level, n_boot, seed, clusters=cl)
+        one = rep.seeds and g.value.nunique() == 1                   # the same value on every seed: one observation
+        est,lo,hi,n = g.value.mean(),np.nan,np.nan,1 if one else len(g)
+        if n >= min_units(alpha): est,lo,hi = mean_ci(g.value, level, n_boot, seed, clusters=cl)
         rows.append({**{k: key[k] for k in ('dataset', 'task', 'metric', 'model', 'subset')}, 'params': key['_p'],
-                     'n_units': len(g), 'estimate': est, 'ci_low': lo, 'ci_high': hi,
+                     'unit': 'dataset' if one else rep.unit, 'n_units': n, 'estimate': est, 'ci_low': lo, 'ci_high': hi,
                      'method': ('bca-cluster' if cl else 'bca') if lo == lo else 'too few units'})
     return pd.DataFrame(rows)
 
