@@ -101,7 +101,7 @@ def test_leaderboards_and_export(runs, tmp_path):
     cells = pd.DataFrame(json.loads((runs/'cells.json').read_text())['results'])
     ari = cells[(cells.model == 'X_pca') & (cells.metric == 'adjusted_rand_index')]
     want = ari.value.mean()   # mean of the two seeds
-    assert np.isclose(c.loc[('cells', 'X_pca'), ('clustering', 'adjusted_rand_index')], want)
+    assert np.isclose(c.loc[('pbmc', 'X_pca'), ('clustering', 'adjusted_rand_index')], want)   # named after its .h5ad
     r = _benchnb('results', 'leaderboard', db, '-f', 'translator', '--k', '5')
     assert r.returncode == 0 and 'synth' in r.stdout, r.stderr
     assert r.stdout.splitlines()[0] == 'k = 5'                            # which k the table is at

@@ -66,3 +66,29 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert len(set(heat)) == 6          # one absolute scale: 0.61 and 0.60 differ a little, not as the two ends of a min–max
     curves = list(tmp_path.rglob('translator_curves_*'))
     assert curves and all(p.parent.name == 'leaderboard_files' for p in curves)     # a `/` in the name stays inside
+
+
+def test_summary_leader_is_the_leader_every_model_is_compared_with(tmp_path):
+    """Issue 28 §5: the Summary's cells leader (best mean scaled metric) is the model 'Every model against the leader'
+    compares with — on main the second section took the best ARI instead, another model here."""
+    from benchnb.resultsdb.db import ResultsDB
+    load_plugins()
+    scores = {'A': {'adjusted_rand_index': 0.50, 'nmi': 0.90, 'silhouette_score': 0.90},     # best mean scaled
+              'B': {'adjusted_rand_index': 0.60, 'nmi': 0.10, 'silhouette_score': 0.10},     # best ARI
+              'C': {'adjusted_rand_index': 0.20, 'nmi': 0.50, 'silhouette_score': 0.50}}
+    with ResultsDB(tmp_path/'db') as db:
+        db.begin_run('r', {})
+        for model, ms in scores.items():
+            for seed in range(3):
+                u = dict(unit_id=f'{model}-{seed}', family='cells', dataset='pbmc', model=model, task='clustering',
+                         status='done')
+                rows = [dict(metric=m, value=v + 0.01 * seed, seed=seed) for m, v in ms.items()]
+                db.record_unit('r', u, rows, [dict(metric=m, value=v + 0.01 * seed, obs_id=f'seed={seed}')
+                                              for m, v in ms.items()])
+        db.finish_run('r', 'done')
+    res = run_report('leaderboard', {'results': str(tmp_path/'db'), 'families': ['cells']}, tmp_path/'r', html=False)
+    assert res.status == 'ok'
+    text = json.dumps(json.loads(res.notebook.read_text()))
+    summary = re.findall(r'\*\*cells\*\* \([^)]*\): (?:<code>|`)([^<`]+)(?:</code>|`)', text)
+    against = re.findall(r'every model against (?:<code>|`)([^<`]+)(?:</code>|`)', text)
+    assert summary == ['A'] and against == ['A'], (summary, against)

@@ -48,14 +48,16 @@ def is_cells_json(obj: Any) -> bool:
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #4e030ac5
 def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict, list[dict]]]:
-    "The (unit, metric rows) of a `benchnb cells run` results JSON, one unit per (task, model)."
+    "The (unit, metric rows) of a `cells run` results JSON, one unit per (task, model); dataset: the .h5ad it names."
     path = Path(path)
     try: rows = json.loads(path.read_text())
     except (OSError, ValueError) as e: raise DataError(f"not a readable JSON file ({e})", file=path) from None
+    args = rows.get('args') if isinstance(rows, dict) and isinstance(rows.get('args'), dict) else {}
     rows = cells_result_rows(rows)
     if not is_cells_json(rows):
         raise DataError(f"not a cells results JSON (a list of rows with {sorted(CELLS_KEYS)})", file=path)
-    digest, ds = file_digest(path), dataset or path.stem
+    digest, ds = file_digest(path), dataset or (Path(str(args['adata'])).stem if args.get('adata') else path.stem)
+    if args.get('seed') is not None and not args.get('seeds'): rows = [{'seed': args['seed'], **r} for r in rows]
     unit = lambda task, model: dict(unit_id=import_unit_id(digest, 'cells', task, model), family='cells', dataset=ds,
                                     model=model, task=task, status='done', **run_times(path), worker='import',
                                     params={'source': str(path.resolve())})
@@ -63,11 +65,11 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #cba53544
 def cells_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict]:
-    "Per-seed observations of a cells unit's metric rows (rows without a seed have none)."
+    "One observation per metric row: per seed (obs_id 'seed=N'), or one for the run when the row has no seed."
     drop = ('seed', 'std', 'n')
-    return [dict(metric=r['metric'], value=r['value'], obs_id=f"seed={r['seed']}",
-                 params={k: v for k,v in (r.get('params') or {}).items() if k not in drop})
-            for r in rows if r.get('seed') is not None]
+    obs_id = lambda r: f"seed={r['seed']}" if r.get('seed') is not None else 'run'
+    return [dict(metric=r['metric'], value=r['value'], obs_id=obs_id(r),
+                 params={k: v for k,v in (r.get('params') or {}).items() if k not in drop}) for r in rows]
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #c1f93072
 def _is_cells_file(p: Path) -> bool:
@@ -78,6 +80,8 @@ def _is_cells_file(p: Path) -> bool:
 # %% ../../nbs/28_cells.leaderboard.ipynb #ab383e79
 register_importer('cells', 'cells', read_cells, recognises=_is_cells_file, patterns=('*.json',),
                   description='cells results JSON', observations=cells_observations)
+from ..resultsdb.compare import register_replication
+register_replication('cells', 'seed', seeds=True)   # a seed of the metric's random part; equal values: one observation
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #f57f5ca2
 def cells_leaderboard(db: ResultsDB, dataset: str|None=None) -> pd.DataFrame:

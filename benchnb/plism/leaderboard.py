@@ -68,6 +68,8 @@ def plism_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict
 register_importer('plism', 'plism', read_plism, recognises=lambda p: p.name == 'metrics.csv',
                   patterns=('**/metrics.csv',), description='PLISM metrics.csv',
                   observations=plism_observations)
+from ..resultsdb.compare import register_replication
+register_replication('plism', 'slide pair', cluster='slide')     # pairs sharing a slide are not independent
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #8bcf2856
 def _plism_units(db: ResultsDB, n_tiles: str|int|None=None) -> dict[tuple[str, str, str], pd.DataFrame]:

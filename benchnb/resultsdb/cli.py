@@ -4,7 +4,7 @@
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #bcffa61e
 from __future__ import annotations
-import inspect, json
+import inspect, json, math
 from pathlib import Path
 from typing import List, Optional
 
@@ -162,19 +162,28 @@ leaderboard_cmd = cli.command('leaderboard')(_LeaderboardCommand())
 # %% ../../nbs/47_resultsdb.cli.ipynb #3558e299
 def _fmt_p(p: float) -> str: return '' if p != p else f"{p:.2g}"
 
+def _fmt_ci(lo: float, hi: float, level: float) -> str:
+    if lo != lo: return ''
+    return f"[{lo:+.4f}, {hi:+.4f}] @{level:.1%}" if math.isfinite(lo) and math.isfinite(hi) else 'unbounded'
+
 def _stats_view(t):
-    "A comparison table for the terminal: rounded means, Δ with its CI, p-values, verdict."
-    ci = ['' if lo != lo else f"[{lo:+.4f}, {hi:+.4f}]" for lo,hi in zip(t.ci_low, t.ci_high)]
+    "A comparison table for the terminal: unit and n, test, rounded means, Δ with its interval and level, p, verdict."
+    from benchnb.resultsdb.compare import COLUMNS
+    ci = [_fmt_ci(lo, hi, lv) for lo,hi,lv in zip(t.ci_low, t.ci_high, t.level)]
     v = t.assign(delta=t.delta.map('{:+.4f}'.format), p=t.p.map(_fmt_p), p_holm=t.p_holm.map(_fmt_p),
-                 base=t.base.round(4), new=t.new.round(4), **{'95% CI': ci}, n=t.n_units)
-    keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', 'metric') if c in v and v[c].notna().any()]
-    return v[keep + ['n', 'base', 'new', 'delta', '95% CI', 'p', 'p_holm', 'verdict']]
+                 base=t.base.round(4), new=t.new.round(4), interval=ci, n=t.n_units)
+    settings = [c for c in t.columns if c not in COLUMNS and c != 'family']
+    keep = [c for c in ('family', 'model', 'dataset', 'task', 'subset', *settings, 'metric')
+            if c in v and v[c].notna().any()]
+    return v[keep + ['unit', 'n', 'test', 'base', 'new', 'delta', 'interval', 'p', 'p_holm', 'verdict', 'note']]
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #6ca79587
 _MetricOpt = typer.Option(None, '--metric', help="Only this metric.")                 # compare and diff
 _TableCsvOpt = typer.Option(None, '--csv', help="Also write the full table as CSV.")
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
+_MarginOpt = typer.Option(None, '--margin', help="Also call a row 'equivalent' when its interval lies within ±MARGIN.")
+
 @cli.command('compare', epilog="Example: benchnb results compare runs/ -f translator -b reference --metric "
              "mean_reciprocal_rank")
 def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
@@ -183,35 +192,98 @@ def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .d
                 metric: Optional[str] = _MetricOpt,
                 dataset: Optional[str] = typer.Option(None, '--dataset', '-d',
                                                       help="Only this dataset (no across-datasets rows)."),
+                margin: Optional[float] = _MarginOpt,
                 csv: Optional[Path] = _TableCsvOpt):
-    "Every model against BASELINE: Δ, 95% CI, paired p (Holm-corrected) and a verdict per dataset and metric."
-    from benchnb.resultsdb.compare import compare
-    t = compare(db_dir, family, baseline, metric, dataset)
+    "Every model against BASELINE per dataset and metric: unit, n, Δ with its Holm-level interval, p, verdict."
+    from benchnb.resultsdb.compare import compare, verdict_line
+    t = compare(db_dir, family, baseline, metric, dataset, margin=margin)
     if csv: _write_csv(t, csv, index=False)
     _echo_table(_stats_view(t))
+    typer.echo(verdict_line(t))
 
-# %% ../../nbs/47_resultsdb.cli.ipynb #50579ec3
-_FailOnRegressionOpt = typer.Option(False, '--fail-on-regression',
-                                    help="Exit with status 3 when some metric is significantly worse.")
+# %% ../../nbs/47_resultsdb.cli.ipynb #c0ef2763
+def _records(t) -> list[dict]:
+    "The table's rows as JSON-safe dicts (NaN and ±inf as null)."
+    ok = lambda x: None if isinstance(x, float) and not math.isfinite(x) else x.item() if hasattr(x, 'item') else x
+    return [{k: ok(v) for k,v in r.items()} for r in t.to_dict('records')]
 
-@cli.command('diff', epilog="Example: benchnb results diff released/ candidate/ --fail-on-regression  "
-             "(exit 3 on a regression)")
+def _gh(s: str) -> str: return str(s).replace('%', '%25').replace('\r', '%0D').replace('\n', '%0A')
+
+def _row_name(r) -> str:
+    parts = (r.family, r.model, r.metric, r.dataset, r.task, r.subset)
+    return ' '.join(str(x) for x in parts if x is not None and x == x)
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #eaca5bc9
+def _problem(r, allow_missing: bool, allow_untestable: bool) -> tuple[str, bool]|None:
+    "(what, fails the gate) for a regression, missing or untestable row; None for a row that passed."
+    from benchnb.resultsdb.compare import ACROSS
+    if r.verdict == 'worse': return 'regression', True
+    if r.verdict == 'missing': return 'missing in NEW', not allow_missing
+    if r.verdict == 'cannot tell' and r.dataset != ACROSS: return f"untestable ({r.note})", not allow_untestable
+    return None
+
+def _github(t, allow_missing: bool, allow_untestable: bool) -> str:
+    "GitHub workflow commands: an error per row that fails the gate, a warning per allowed one."
+    out = []
+    for r in t.itertuples():
+        if (pr := _problem(r, allow_missing, allow_untestable)) is None: continue
+        level = 'error' if pr[1] else 'warning'
+        out.append(f"::{level} title=benchnb {pr[0].split(' (')[0]}::{_gh(_row_name(r))}: {_gh(pr[0])}, "
+                   f"delta {r.delta:+.4f}, n={r.n_units} {_gh(r.unit)}")
+    return '\n'.join(out)
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #2e039432
+def _junit(t, allow_missing: bool, allow_untestable: bool) -> str:
+    "A JUnit XML report: one test case per row; regressions and unallowed missing/untestable rows fail."
+    import xml.etree.ElementTree as ET
+    suite = ET.Element('testsuite', name='benchnb results diff', tests=str(len(t)))
+    fails = skips = 0
+    for r in t.itertuples():
+        case = ET.SubElement(suite, 'testcase', classname=f"{r.family}.{r.model}", name=_row_name(r))
+        pr = _problem(r, allow_missing, allow_untestable)
+        if pr and pr[1]:
+            fails += 1
+            ET.SubElement(case, 'failure', message=pr[0]).text = f"{r.verdict}: delta {r.delta:+.4f}, {r.note}"
+        elif pr:
+            skips += 1
+            ET.SubElement(case, 'skipped', message=pr[0])
+    suite.set('failures', str(fails)); suite.set('skipped', str(skips))
+    return ET.tostring(suite, encoding='unicode')
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #c1aca081
+_FailOnRegressionOpt = typer.Option(False, '--fail-on-regression', help="Exit 4 when some metric is significantly "
+                                    "worse, 5 when some BASE row is missing in NEW or untestable (see below).")
+_AllowMissingOpt = typer.Option(False, '--allow-missing', help="A BASE row missing in NEW does not fail the gate.")
+_AllowUntestableOpt = typer.Option(False, '--allow-untestable',
+                                   help="A row that cannot be tested (too few units, no value) does not fail the gate.")
+_FormatOpt = typer.Option('text', '--format', help="text (table), json, junit (XML) or github (workflow commands).")
+_DIFF_EPILOG = ("Example: benchnb results diff released/ candidate/ --fail-on-regression --format github.  "
+                "Exit statuses with --fail-on-regression: 0 passed, 4 regression, 5 missing or untestable rows "
+                "(not allowed), 1 error.")
+
+# %% ../../nbs/47_resultsdb.cli.ipynb #ed70f407
+@cli.command('diff', epilog=_DIFF_EPILOG)
 def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
              new: str = typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."),
              family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
              metric: Optional[str] = _MetricOpt,
              dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help="Only this dataset."),
-             fail_on_regression: bool = _FailOnRegressionOpt,
-             csv: Optional[Path] = _TableCsvOpt):
-    "The same model × dataset × metric in BASE and NEW: Δ (NEW - BASE), CI, p, verdict; regressions on stderr."
-    from benchnb.core import EXIT_FAILURES
-    from benchnb.resultsdb.compare import diff, regression_line, regressions
-    t = diff(base, new, family, metric, dataset)
+             margin: Optional[float] = _MarginOpt, fail_on_regression: bool = _FailOnRegressionOpt,
+             allow_missing: bool = _AllowMissingOpt, allow_untestable: bool = _AllowUntestableOpt,
+             fmt: str = _FormatOpt, csv: Optional[Path] = _TableCsvOpt):
+    "Every model × dataset × metric of BASE in NEW: unit, n, Δ (NEW - BASE), interval, p, verdict; a gate for CI."
+    from benchnb.resultsdb.compare import diff, gate, gate_line, regression_line, regressions
+    if fmt not in ('text', 'json', 'junit', 'github'):
+        raise ConfigError("expected text, json, junit or github", field='--format', value=fmt)
+    t = diff(base, new, family, metric, dataset, margin=margin)
     if csv: _write_csv(t, csv, index=False)
-    _echo_table(_stats_view(t))
-    regs = regressions(t)
-    for r in regs.itertuples(): typer.echo(regression_line(r), err=True)
-    if fail_on_regression and len(regs): raise typer.Exit(EXIT_FAILURES)
+    code = gate(t, allow_missing, allow_untestable)
+    if fmt == 'text': _echo_table(_stats_view(t))
+    elif fmt == 'json': typer.echo(json.dumps({'rows': _records(t), 'status': code}, allow_nan=False))
+    else: typer.echo((_junit if fmt == 'junit' else _github)(t, allow_missing, allow_untestable))
+    for r in regressions(t).itertuples(): typer.echo(regression_line(r), err=True)
+    typer.echo(gate_line(t, code), err=True)
+    if fail_on_regression and code: raise typer.Exit(code)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #ef8b4ff1
 @cli.command('site', epilog="Example: benchnb results site reports/out/sweep/results --out site/  (then open "

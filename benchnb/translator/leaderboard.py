@@ -76,6 +76,8 @@ def translator_observations(path: str|os.PathLike, rows: Sequence[dict]=()) -> l
 register_importer('translator', 'translator', read_translator, recognises=lambda p: p.name == 'output.json',
                   patterns=('**/output.json',), description='Translator output.json', hint=_unevaluated_hint,
                   observations=translator_observations)
+from ..resultsdb.compare import register_replication
+register_replication('translator', 'query')      # a query is the unit of every per-query metric
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #c9ca78ea
 def _with_k(m: pd.DataFrame) -> pd.DataFrame:
