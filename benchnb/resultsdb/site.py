@@ -86,7 +86,7 @@ def model_intervals(db: ResultsDB, family: str, n_boot: int=1000) -> pd.DataFram
 def model_verdicts(db: ResultsDB, family: str, baseline: str, n_boot: int=1000) -> pd.DataFrame:
     "Δ, CI, Holm p and verdict of every model against `baseline` (statistics API); empty where it cannot compare."
     from benchnb.resultsdb.compare import compare
-    try: return compare(db, family, baseline, n_boot=n_boot)
+    try: return compare(db, family, baseline)
     except DataError: return pd.DataFrame()
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #1dcf6235
