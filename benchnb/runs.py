@@ -4,7 +4,7 @@
 
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
-import contextlib, datetime as dt, json, os, platform, queue, signal, socket, subprocess, sys, tempfile, threading
+import contextlib, datetime as dt, json, os, platform, queue, re, signal, socket, subprocess, sys, tempfile, threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -14,10 +14,11 @@ from fastcore.basics import patch
 from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
-__all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
-           'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir', 'new_run_id',
-           'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt',
-           'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
+__all__ = ['SEED_MAX', 'MAX_JSON_DEPTH', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text',
+           'write_bytes', 'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'RunDir',
+           'new_run_id', 'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated',
+           'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive', 'check_seed', 'safe_name',
+           'json_depth']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -390,3 +391,24 @@ def check_seed(seed: Any, field: str='seed', file: str|os.PathLike|None=None) ->
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= SEED_MAX:
         raise ConfigError(f"a seed is an integer from 0 to {SEED_MAX}", file=file, field=field, value=seed)
     return int(seed)
+
+# %% ../nbs/00b_runs.ipynb #71b1a987
+_UNSAFE_NAME = re.compile(r'[/\\\x00-\x1f\x7f]')
+
+def safe_name(name: Any, field: str='name', file: str|os.PathLike|None=None) -> str:
+    "`name` if it is safe as one path component (no separators, no leading dot, 1-200 characters); else ConfigError."
+    ok = isinstance(name, str) and 0 < len(name) <= 200 and not name.startswith('.') and not _UNSAFE_NAME.search(name)
+    if not ok: raise ConfigError("must be a plain name (no '/', '\\', leading '.', control characters; 1-200 chars)",
+                                 file=file, field=field, value=name)
+    return name
+
+# %% ../nbs/00b_runs.ipynb #50189735
+MAX_JSON_DEPTH = 100        # deeper JSON is refused: deepcopy, recursive walks and json.dumps recurse on it
+
+def json_depth(value: Any) -> int:
+    "The nesting depth of a JSON value (a scalar is 1), measured level by level: any depth, no recursion."
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        level = [x for v in level if isinstance(v, (dict, list)) for x in (v.values() if isinstance(v, dict) else v)]
+    return depth
