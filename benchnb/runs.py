@@ -397,9 +397,10 @@ _UNSAFE_NAME = re.compile(r'[/\\\x00-\x1f\x7f]')
 
 def safe_name(name: Any, field: str='name', file: str|os.PathLike|None=None) -> str:
     "`name` if it is safe as one path component (no separators, no leading dot, 1-200 characters); else ConfigError."
-    ok = isinstance(name, str) and 0 < len(name) <= 200 and not name.startswith('.') and not _UNSAFE_NAME.search(name)
-    if not ok: raise ConfigError("must be a plain name (no '/', '\\', leading '.', control characters; 1-200 chars)",
-                                 file=file, field=field, value=name)
+    ok = (isinstance(name, str) and bool(name.strip()) and len(name) <= 200 and not name.startswith('.')
+          and not _UNSAFE_NAME.search(name))
+    if not ok: raise ConfigError("must be a plain name: no '/', '\\', control characters, leading '.' (so no '.' or "
+                                 "'..'), 1-200 characters", file=file, field=field, value=name)
     return name
 
 # %% ../nbs/00b_runs.ipynb #50189735
