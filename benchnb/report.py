@@ -4,20 +4,20 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import ast, difflib, fcntl, html, json, os, re, tempfile, time
+import ast, difflib, html, json, os, re, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
 from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
-from .runs import ctrl_c_deferred, current_umask, write_text
+from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
-__all__ = ['reports', 'log', 'PATH_PARAMETER', 'ReportInfo', 'register_report', 'parse_parameters', 'report_parameters',
-           'check_parameters', 'check_parameter_types', 'resolve_user_paths', 'report_kernel', 'clean_stderr',
-           'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput', 'run_report', 'small_sample_note',
-           'write_index', 'run_demo']
+__all__ = ['reports', 'log', 'PATH_PARAMETER', 'PATH_HELP', 'ReportInfo', 'register_report', 'parse_parameters',
+           'report_parameters', 'check_parameters', 'check_parameter_types', 'path_parameters', 'resolve_user_paths',
+           'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
+           'run_report', 'small_sample_note', 'write_index', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #38189006
 reports = Registry('report')
@@ -105,15 +105,20 @@ def check_parameter_types(name: str, parameters: dict) -> None:
 
 # %% ../nbs/01_report.ipynb #fd0bec01
 PATH_PARAMETER = re.compile(r'^(h5ad|results|config)$|_(dir|path|file)$')    # the report parameters that are paths
+PATH_HELP = re.compile(r'^((the|a|an) )?(path|file|folder|dir|directory|root)\b', re.I)   # ... or say so first
+
+def path_parameters(name: str) -> set[str]:
+    "The parameters of report `name` that are paths (by their name, or by the comment declaring them)."
+    return {k for k, v in report_parameters(name).items() if PATH_PARAMETER.search(k) or PATH_HELP.match(v['help'])}
 
 def _user_path(v: Any, cwd: Path) -> Any:
     if not isinstance(v, str) or not v.strip() or '://' in v: return v
     return str(cwd/os.path.expanduser(v))          # an absolute path stays as it is (`/` joins it whole)
 
-def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None) -> dict:
-    "`parameters` with the relative values of path parameters (`PATH_PARAMETER`) made absolute from `cwd`."
-    cwd = Path(cwd or os.getcwd()).absolute()
-    return {k: _user_path(v, cwd) if PATH_PARAMETER.search(k) else v for k, v in parameters.items()}
+def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None, paths: Iterable[str]=()) -> dict:
+    "`parameters` with the relative values of path parameters (`paths`, or by name) made absolute from `cwd`."
+    cwd, paths = Path(cwd or os.getcwd()).absolute(), set(paths)
+    return {k: _user_path(v, cwd) if k in paths or PATH_PARAMETER.search(k) else v for k, v in parameters.items()}
 
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:
@@ -293,38 +298,25 @@ def _record_as_given(notebook: str|os.PathLike, given: dict) -> None:
     nbformat.write(nb, notebook)
 
 # %% ../nbs/01_report.ipynb #d03c16e2
-def _locked(path: str|os.PathLike) -> int:
-    "An open descriptor of `path` holding an exclusive lock (closing it releases the lock)."
-    fd = os.open(path, os.O_RDONLY)
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    return fd
-
 def _sweep_temporaries(out_dir: Path, name: str, min_age: float=60.0) -> list[str]:
-    "Remove the unlocked `.NAME.*.ipynb`/`.html` temporaries older than `min_age` s that earlier runs left: their names."
-    gone = []
-    for p in sorted(out_dir.glob(f".{name}.*.ipynb")):
-        try:
-            if time.time() - p.lstat().st_mtime < min_age or p.is_symlink(): continue
-            fd = os.open(p, os.O_RDONLY)
-            try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError: continue              # a running report's
-            finally: os.close(fd)
-        except OSError: continue
+    "Remove the `.NAME.*.ipynb` temporaries (and their `.html`) that earlier runs left (`runs.stale`): their names."
+    gone = [p for p in sorted(out_dir.glob(f".{name}.*.ipynb")) if stale(p, min_age)]
+    for p in gone:
         for q in (p, p.with_suffix('.html')): q.unlink(missing_ok=True)
-        gone.append(p.name)
-    return gone
+    return [p.name for p in gone]
 
 # %% ../nbs/01_report.ipynb #fa64a64d
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
     given = dict(parameters or {})
-    info, out_dir, parameters = reports[name], Path(out_dir).resolve(), resolve_user_paths(given)
+    info, out_dir = reports[name], Path(out_dir).resolve()
+    parameters = resolve_user_paths(given, paths=path_parameters(name))
     check_parameters(name, parameters)
     check_parameter_types(name, parameters)
     t0 = time.time()
     files, dest, tmp = _report_paths(out_dir, name)
-    lock = _locked(tmp)                                     # ours while we run: no other run sweeps it away
+    lock = lock_file(tmp)                                   # ours while we run: no other run sweeps it away
     _finish_install(dest)                                   # a previous install cut short
     if gone := _sweep_temporaries(out_dir, name): log.info("removed temporaries of earlier runs: %s", ', '.join(gone))
     page = Path(tmp).with_suffix('.html')

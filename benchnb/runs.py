@@ -5,6 +5,7 @@
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
 import contextlib, datetime as dt, json, os, platform, queue, re, signal, socket, subprocess, sys, tempfile, threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -18,7 +19,7 @@ __all__ = ['SEED_MAX', 'MAX_JSON_DEPTH', 'os_error_names', 'os_error_line', 'cur
            'write_bytes', 'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso',
            'previous_manifest', 'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map',
            'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive',
-           'check_seed', 'safe_name', 'real_folder', 'json_depth']
+           'check_seed', 'safe_name', 'real_folder', 'lock_file', 'stale', 'json_depth']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -426,6 +427,27 @@ def real_folder(path: str|os.PathLike) -> Path:
         raise RunError("is a symbolic link: files are written into real folders only", file=p)
     p.mkdir(parents=True, exist_ok=True)
     return p
+
+# %% ../nbs/00b_runs.ipynb #acd397e6
+def lock_file(path: str|os.PathLike) -> int:
+    "An open descriptor of `path` holding an exclusive lock (closing it releases the lock)."
+    import fcntl
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+def stale(path: str|os.PathLike, min_age: float=60.0) -> bool:
+    "Whether the temporary `path` is left over: older than `min_age` s, not a symlink, and locked by nobody."
+    import fcntl
+    p = Path(path)
+    try:
+        if p.is_symlink() or time.time() - p.stat().st_mtime < min_age: return False
+        fd = os.open(p, os.O_RDONLY)
+    except OSError: return False
+    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError: return False
+    finally: os.close(fd)
+    return True
 
 # %% ../nbs/00b_runs.ipynb #50189735
 MAX_JSON_DEPTH = 100        # deeper JSON is refused: deepcopy, recursive walks and json.dumps recurse on it
