@@ -12,7 +12,7 @@ from typing import Any, Callable
 import benchnb
 from fastcore.basics import patch
 from ..core import EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, progress
-from ..runs import git_revision, now_iso, write_text
+from ..runs import git_revision, now_iso, real_folder, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
@@ -223,7 +223,7 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
     "Write one unit's outcome (traceback file + database rows); False when the unit was already recorded as done."
-    if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
+    if res.get('traceback'): write_text(real_folder(Path(results_dir)/'errors')/f"{unit.unit_id}.txt", res['traceback'])
     keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
     row = {**unit_record(unit), **{k: res.get(k) for k in keys}}
     rows = res.get('metrics', [])
@@ -397,6 +397,7 @@ def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, r
     rec = _Recorder(s, db, Path(results_dir), progress(total=len(todo), desc='units', unit='unit'), report, len(todo))
     t0, status = time.perf_counter(), 'interrupted'
     try:
+        for sub in ('errors', 'work'): real_folder(rec.results_dir/sub)      # a planted symlink is refused, not followed
         todo = _fail_unplaceable(rec, info, todo)
         for u in todo: rec.futs[f"unit-{u.unit_id}"] = _submit(info.client, u, rec.results_dir/'work', info.threads)
         _rerun_alone(_record_all(rec, todo), info, rec)
