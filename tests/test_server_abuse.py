@@ -550,6 +550,18 @@ def test_a_body_sent_a_byte_at_a_time_gets_408():
     assert reply.startswith(b'HTTP/1.1 408') and b'took over 0.5 s' in reply, reply[:300]
 
 
+def test_connections_over_the_limit_get_503_not_a_starved_server():
+    "Held connections beyond `max_connections` (uvicorn's limit_concurrency): a new request gets 503 at once, never a hang."
+    with ReferenceServer(KG, max_connections=2) as srv:
+        held = [socket.create_connection((srv.host, srv.port)) for _ in range(2)]
+        try:
+            for s in held: s.sendall(b'POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{')
+            until(lambda: requests.post(srv.url + '/query', json=q(), timeout=30).status_code == 503, 'the limit answers 503')
+        finally:
+            for s in held: s.close()
+        until(lambda: requests.post(srv.url + '/query', json=q(), timeout=30).status_code == 200, 'served again once they go')
+
+
 class Trickler:
     "A loopback callback receiver that answers its status line, then one header byte every 50 ms, forever."
     def __init__(self):
