@@ -363,8 +363,12 @@ def test_validate_refuses_names_paths_and_empty_axes(tmp_path, entry, field):
 
 
 def test_validate_dev_zero_and_a_deep_plan_are_one_line(tmp_path):
-    code, out, err = run_main('sweep', 'validate', '/dev/zero')          # main: read until memory ran out
-    assert code == 1 and '/dev/zero: is not a regular file' in one_error_line(err)
+    "`sweep validate /dev/zero` under a 4 GB address-space limit (main: read until MemoryError); a 20,000-deep plan."
+    import resource
+    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    r = subprocess.run([*CMD, 'sweep', 'validate', '/dev/zero'], env=ENV, preexec_fn=limit, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 1 and '/dev/zero: is not a regular file' in one_error_line(r.stderr), r.stderr[-500:]
     deep = tmp_path/'deep.yaml'
     deep.write_text('units: ' + '[' * 20_000 + ']' * 20_000 + '\n')
     code, out, err = run_main('sweep', 'validate', deep)
