@@ -10,7 +10,6 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .core import ConfigError
 from .runs import safe_name as _safe_name
 
 # %% auto #0

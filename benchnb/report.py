@@ -256,7 +256,8 @@ def _journal_plan(journal: Path, dest: Path) -> dict|None:
     except (OSError, ValueError): return None
     own = lambda p, sfx: (isinstance(p, str) and Path(p).parent == dest.parent and not Path(p).is_symlink()
                           and Path(p).name.startswith(f".{dest.stem}.") and Path(p).suffix == sfx)
-    ok = isinstance(plan, dict) and own(plan.get('notebook'), '.ipynb') and (plan.get('html') is None or own(plan['html'], '.html'))
+    ok = (isinstance(plan, dict) and own(plan.get('notebook'), '.ipynb')
+          and (plan.get('html') is None or own(plan['html'], '.html')))
     return plan if ok else None
 
 # %% ../nbs/01_report.ipynb #97192e35

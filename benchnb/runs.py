@@ -265,8 +265,9 @@ def latest(self: Ledger) -> dict[str, dict]:
         except json.JSONDecodeError: continue
         if not isinstance(rec, dict) or 'unit' not in rec: continue
         if not isinstance(rec['unit'], str) or rec.get('status') not in ('ok', 'failed'):
+            bad = rec.get('status') if isinstance(rec['unit'], str) else rec['unit']
             raise RunError("a ledger record is a unit name with status 'ok' or 'failed'", file=self.path,
-                           field=f"line {i + 1}", value=rec.get('status') if isinstance(rec['unit'], str) else rec['unit'])
+                           field=f"line {i + 1}", value=bad)
         out[rec['unit']] = rec
     return out
 

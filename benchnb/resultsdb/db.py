@@ -111,7 +111,7 @@ class ResultsDB:
     def __enter__(self): return self
     def __exit__(self, typ, *exc):
         try: self.close()
-        except RunError:                     # a failed checkpoint: raised, unless another error (the cause) is on its way
+        except RunError:                     # a failed checkpoint: raised, unless an error (its cause) is on its way
             if typ is None: raise
 
 # %% ../../nbs/40_resultsdb.db.ipynb #0e242dd5
@@ -147,7 +147,8 @@ def close(self: ResultsDB):
         shutil.rmtree(self._tmp, ignore_errors=True)
         self._tmp = None
     if failed:
-        why = f"checkpoint failed ({failed}); what was committed is in {self.path.name}.wal and is replayed on the next open"
+        why = (f"checkpoint failed ({failed}); what was committed is in {self.path.name}.wal "
+               "and is replayed on the next open")
         raise RunError(why, file=self.path)
 
 # %% ../../nbs/40_resultsdb.db.ipynb #c427e338

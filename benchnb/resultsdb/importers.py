@@ -78,7 +78,8 @@ def loaded_importers() -> list[Importer]:
 # %% ../../nbs/44_resultsdb.importers.ipynb #983ee2f0
 def _kind_of_file(p: Path) -> str|None:
     try: return next((i.name for i in loaded_importers() if i.recognises(p)), None)
-    except RecursionError: raise DataError("nested too deep to read (JSON deeper than Python's recursion limit)", file=p) from None
+    except RecursionError:
+        raise DataError("nested too deep to read (JSON deeper than Python's recursion limit)", file=p) from None
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #ee6ca462
 def _none_found(p: Path) -> str:
@@ -130,12 +131,15 @@ def check_unit(path: Path, unit: dict, rows: list) -> tuple[dict, list]:
     "`unit` and its metric `rows` as read from `path`, if names are strings, values numbers and seeds seeds."
     for key in ('model', 'dataset', 'task'):
         v = unit.get(key)
-        if not isinstance(v, str) or not v.strip(): raise DataError("must be a non-empty string", file=path, field=key, value=v)
+        if not isinstance(v, str) or not v.strip():
+            raise DataError("must be a non-empty string", file=path, field=key, value=v)
     for i, r in enumerate(rows):
         name = r.get('metric')
         if not isinstance(name, str) or not name.strip():
-            raise DataError("a metric is named by a non-empty string", file=path, field=f"metrics[{i}].metric", value=name)
-        if not _number(r.get('value')): raise DataError("must be a number (or null)", file=path, field=f"{name}.value", value=r.get('value'))
+            raise DataError("a metric is named by a non-empty string", file=path, field=f"metrics[{i}].metric",
+                            value=name)
+        if not _number(r.get('value')):
+            raise DataError("must be a number (or null)", file=path, field=f"{name}.value", value=r.get('value'))
         if r.get('seed') is not None: check_seed(r['seed'], field=f"{name}.seed", file=path)
     return unit, rows
 

@@ -159,8 +159,9 @@ def _connect(scheduler: Any, seconds: float=20.0) -> ClusterInfo:
     try: client = _client_within(scheduler, seconds)
     except (OSError, TimeoutError) as e:
         raise RunError(f"cannot reach the Dask scheduler ({e})", field='--scheduler', value=str(scheduler)) from None
-    if client is None:                     # an HTTP server (the dashboard's port) takes the connection and never answers
-        why = f"no Dask scheduler answered within {seconds + 5:g} s (is it a Dask scheduler's address, not its dashboard?)"
+    if client is None:                     # an HTTP server (the dashboard's port) takes the connection, never answers
+        why = (f"no Dask scheduler answered within {seconds + 5:g} s "
+               "(is it a Dask scheduler's address, not its dashboard?)")
         raise RunError(why, field='--scheduler', value=str(scheduler))
     return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
 
@@ -397,7 +398,7 @@ def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, r
     rec = _Recorder(s, db, Path(results_dir), progress(total=len(todo), desc='units', unit='unit'), report, len(todo))
     t0, status = time.perf_counter(), 'interrupted'
     try:
-        for sub in ('errors', 'work'): real_folder(rec.results_dir/sub)      # a planted symlink is refused, not followed
+        for sub in ('errors', 'work'): real_folder(rec.results_dir/sub)      # a planted symlink: refused
         todo = _fail_unplaceable(rec, info, todo)
         for u in todo: rec.futs[f"unit-{u.unit_id}"] = _submit(info.client, u, rec.results_dir/'work', info.threads)
         _rerun_alone(_record_all(rec, todo), info, rec)

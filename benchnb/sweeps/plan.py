@@ -105,7 +105,8 @@ def _read_plan_text(path: Path) -> str:
         raise ConfigError("is not a regular file (a device or a pipe): give the plan's .yaml file", file=path)
     with open(path, 'rb') as f: raw = f.read(max_plan_bytes() + 1)
     if len(raw) > max_plan_bytes():
-        raise ConfigError(f"is over {max_plan_bytes():,} bytes: not a plan (BENCHNB_MAX_PLAN_BYTES raises it)", file=path)
+        why = f"is over {max_plan_bytes():,} bytes: not a plan (BENCHNB_MAX_PLAN_BYTES raises it)"
+        raise ConfigError(why, file=path)
     try: return raw.decode('utf-8')
     except UnicodeDecodeError as e:
         raise ConfigError(f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})", file=path) from None
@@ -228,7 +229,8 @@ def _check_tasks(fam: str, kind: UnitKind, tasks: Any, where: tuple, err: Callab
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a83df0bb
 def _check_seeds(seeds: Any, where: tuple, err: Callable) -> list:
-    if seeds == []: return [err(where + ('seeds',), "an empty list: the entry would make no units (leave seeds out instead)", seeds)]
+    if seeds == []:
+        return [err(where + ('seeds',), "an empty list: the entry would make no units (leave seeds out instead)", [])]
     probs = []
     for s in _listify(seeds):
         if s is None: continue

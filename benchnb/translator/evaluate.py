@@ -367,7 +367,8 @@ def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_
 def malformed_results(response: Any) -> str|None:
     "What is wrong with a response's `message` (not an object) or `message.results` (not a list), else None."
     raw = _get(response, 'message') if isinstance(response, dict) and 'message' in response else None
-    if raw is not None and not isinstance(raw, dict): return f"message is {type(raw).__name__} {_short(raw)}, not an object"
+    if raw is not None and not isinstance(raw, dict):
+        return f"message is {type(raw).__name__} {_short(raw)}, not an object"
     msg = extract_message(response)
     res = msg.get('results') if isinstance(msg, dict) else None
     if res is None or isinstance(res, list): return None

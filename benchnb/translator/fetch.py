@@ -355,7 +355,7 @@ def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:
 def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: str, ledger: Ledger) -> Outcome:
     "Send one query; store its response file(s) under `name` and record its outcome in the ledger."
     o, files = protocol(body)
-    for sub, resp in files.items(): write_json(real_folder(run_dir/sub)/name, resp, indent=None)   # no symlinked agent folder
+    for sub, resp in files.items(): write_json(real_folder(run_dir/sub)/name, resp, indent=None)   # no symlinked sub
     n = len(extract_message(files.get('ars', files.get(''))).get('results') or []) if o.ok else None
     agents = {'agents': sorted(files)} if protocol.endpoint.mode == 'ars' else {}
     ledger.record(uid, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **agents)

@@ -4,8 +4,8 @@
 
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
-import asyncio, collections, contextlib, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue, random
-import socket, sys, threading, time, uuid
+import asyncio, collections, contextlib, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue
+import random, socket, sys, threading, time, uuid
 import concurrent.futures as cf
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
@@ -179,7 +179,7 @@ def _start_partials(kg: KnowledgeGraph, start: str, ids: list, qnode: dict, has_
 
 # %% ../../nbs/14_translator.server.ipynb #e479866d
 def _edge_order(edges: dict, start: str) -> list[tuple[str, dict]]|None:
-    "The query edges (id, qedge) in walk order from `start` (next: the first listed edge at a bound qnode); None if unreached."
+    "The query edges (id, qedge) in walk order from `start` (next: the first listed edge at a bound qnode), or None."
     items, at = list(edges.items()), collections.defaultdict(list)
     for i, (_, qe) in enumerate(items):
         for end in {qe.get('subject'), qe.get('object')}: at[end].append(i)
@@ -212,14 +212,14 @@ def _keep(out: list, seen: set, nb: dict, order: list, path: tuple):
     key = tuple(sorted(nb.items()))
     if key in seen: return
     seen.add(key)
-    with np.errstate(over='ignore'): score = min(float(np.prod([e.score for e in path])), sys.float_info.max)   # JSON number
+    with np.errstate(over='ignore'): score = min(float(np.prod([e.score for e in path])), sys.float_info.max)
     out.append((nb, {eid: e for (eid, _), e in zip(order, path)}, score))
 
 # %% ../../nbs/14_translator.server.ipynb #e034d3e4
 def _search(kg: KnowledgeGraph, order: list, nodes: dict, starts: list[dict], max_results: int, budget: QueryBudget,
             stats: dict) -> list[tuple[dict, dict, float]]:
     "Best-first search of the paths through `order` from `starts`, until `max_results` results or the budget ends."
-    n, m = len(order), max(1.0, kg.max_score)            # scores / m: no edge raises a path's bound (no m ** n overflow)
+    n, m = len(order), max(1.0, kg.max_score)            # scores / m: no edge raises a bound (no m ** n overflow)
     heap = [(-1.0, (i,), 1.0, nb, ()) for i, nb in enumerate(starts)]
     out, seen, t_end = [], set(), time.monotonic() + budget.seconds
     stats.update(partials=len(heap), truncated=None)
@@ -411,7 +411,7 @@ def _path_graphs(kg: KnowledgeGraph, paths: list[list[KGEdge]], pid: str, v2: bo
 # %% ../../nbs/14_translator.server.ipynb #6bde2c40
 def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
                         budget: QueryBudget|None=None) -> dict:
-    "A TRAPI Response to a pathfinder query: one result, one analysis (with `path_bindings`) per path (within `budget`)."
+    "A TRAPI Response to a pathfinder query: one result, one analysis (`path_bindings`) per path (within `budget`)."
     qg = query['message']['query_graph']
     pid, qp, ends = _path_ends(qg)
     v2, stats = trapi_version.startswith('2'), {}
@@ -706,7 +706,8 @@ def _check_qualifiers(qc: Any, f: str):
         _need(isinstance(c, dict), f"{f}[{i}]", 'must be an object with a qualifier_set', c)
         qs = c.get('qualifier_set')
         _need(isinstance(qs, list), f"{f}[{i}].qualifier_set", 'must be a list of qualifiers', qs)
-        _need(len(qs) <= MAX_QUALIFIERS, f"{f}[{i}].qualifier_set", f"has {len(qs)} qualifiers (at most {MAX_QUALIFIERS})")
+        many = f"has {len(qs)} qualifiers (at most {MAX_QUALIFIERS})"
+        _need(len(qs) <= MAX_QUALIFIERS, f"{f}[{i}].qualifier_set", many)
         for j, q in enumerate(qs):
             ok = isinstance(q, dict) and all(isinstance(q.get(k), str) for k in QUALIFIER_KEYS)
             _need(ok, f"{f}[{i}].qualifier_set[{j}]", 'must be {"qualifier_type_id": str, "qualifier_value": str}', q)
@@ -844,13 +845,14 @@ def _answer(state: ServerState, body: dict) -> dict:
 
 # %% ../../nbs/14_translator.server.ipynb #ce818fbc
 async def _body_chunks(request: Request, timeout: float, deadline: float=60.0):
-    "The chunks of a request body: 408 when none comes for `timeout` s or all take over `deadline` s; 400 if the client leaves."
+    "A body's chunks: 408 when none comes for `timeout` s or all take over `deadline` s; 400 if the client leaves."
     stream, t_end = request.stream(), time.monotonic() + deadline
     while True:
         wait = min(timeout, t_end - time.monotonic())           # a byte every 20 s never ends a body: the deadline does
         try: chunk = await asyncio.wait_for(anext(stream, None), max(wait, 0))
         except asyncio.TimeoutError:
-            why = f"no request body data for {timeout:g} s" if wait == timeout else f"request body took over {deadline:g} s"
+            why = (f"no request body data for {timeout:g} s" if wait == timeout
+                   else f"request body took over {deadline:g} s")
             raise HTTPException(408, why) from None
         except ClientDisconnect:
             log.info("client %s disconnected before its request body ended", request.client)
@@ -979,7 +981,7 @@ def _peer_checked(conn_cls: type, policy: CallbackPolicy, socks: list|None=None)
 
 # %% ../../nbs/14_translator.server.ipynb #c095048b
 def _policy_session(policy: CallbackPolicy, socks: list|None=None):
-    "A requests Session for callbacks: no proxies from the environment, every connection's peer checked (kept in `socks`)."
+    "A requests Session for callbacks: no proxies from the environment, each peer checked (connections kept in `socks`)."
     import requests
     from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
     class PolicyAdapter(requests.adapters.HTTPAdapter):
@@ -1013,7 +1015,7 @@ def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, ti
     "POST `response` to `url` (re-checked, peer checked; no redirects or proxies), retrying, all within `deadline` s."
     import requests
     socks, t_end = [], time.monotonic() + deadline
-    cut = threading.Timer(deadline, _shut_down, (socks,))    # a receiver trickling its answer is cut off at the deadline
+    cut = threading.Timer(deadline, _shut_down, (socks,))    # a receiver trickling its answer is cut off then
     cut.daemon = True
     with _policy_session(policy, socks) as s, _running(cut):
         for i in range(1, attempts + 1):
@@ -1203,7 +1205,8 @@ def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header
     import uvicorn
     state.stopping = asyncio.Event()            # fresh for this server's event loop
     return uvicorn.Config(make_app(state), host=host, port=port, http=_guarded_h11(state, header_timeout),
-                          limit_concurrency=state.max_connections, timeout_keep_alive=5, timeout_graceful_shutdown=3, log_level='warning', lifespan='off',
+                          limit_concurrency=state.max_connections, timeout_keep_alive=5,
+                          timeout_graceful_shutdown=3, log_level='warning', lifespan='off',
                           access_log=False)
 
 def serve(state: ServerState, host: str='127.0.0.1', port: int=8000):
