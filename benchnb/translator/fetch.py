@@ -513,8 +513,8 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
     ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
     options = _known_options(options)
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
-    for name, what in ((benchmark, 'benchmark'), (target, 'target'), *([(run_id, '--run-id')] if run_id else [])):
-        safe_name(name, what)                          # each names a folder under results_dir: ../../x is refused
+    for name, what in ((benchmark, 'benchmark'), (target, 'target')):
+        safe_name(name, what)            # a folder under results_dir: ../../x is refused (--run-id may be a path)
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
     policy = _fetch_policy(policy, options)
     params = _fetch_params(benchmark, target, ep, unscored=unscored, concurrency=concurrency, policy=policy, cfg=cfg,
