@@ -10,16 +10,18 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .core import ConfigError
+from .runs import safe_name as _safe_name
 
 # %% auto #0
 __all__ = ['TABLE_CSS', 'esc', 'code', 'safe_name', 'slug', 'styled', 'Table', 'table', 'luminance', 'contrast_ratio',
            'text_colour', 'cell_colours', 'heat_table', 'figure']
 
 # %% ../nbs/01a_html.ipynb #19116b47
+_MARKDOWN_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in '`[]\\|\n\r'})
+
 def esc(value) -> str:
-    "`value` as HTML text: `&`, `<`, `>` and both quotes escaped."
-    return html.escape(str(value), quote=True)
+    "`value` as text in HTML or Markdown: `&`, `<`, `>`, quotes, and Markdown's `` ` [ ] \\ | `` and newlines escaped."
+    return html.escape(str(value), quote=True).translate(_MARKDOWN_SYNTAX)
 
 # %% ../nbs/01a_html.ipynb #c5043945
 def code(value) -> str:
@@ -27,13 +29,9 @@ def code(value) -> str:
     return f"<code>{esc(value)}</code>"
 
 # %% ../nbs/01a_html.ipynb #d2f4537b
-_UNSAFE = re.compile(r'[/\\\x00-\x1f\x7f]')
-
 def safe_name(name: str, what: str='name') -> str:
-    "`name` if it can be one directory name; else a `ConfigError` naming `what` and the value."
-    if not isinstance(name, str) or not name.strip() or name in ('.', '..') or _UNSAFE.search(name):
-        raise ConfigError("must be a plain name: no '/', '\\', control characters, '.' or '..'", field=what, value=name)
-    return name
+    "`name` if it can be one directory name; else a `ConfigError` naming `what` and the value (`runs.safe_name`)."
+    return _safe_name(name, field=what)
 
 # %% ../nbs/01a_html.ipynb #8bc2375d
 def slug(name) -> str:

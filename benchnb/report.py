@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
-from .runs import ctrl_c_deferred, current_umask, write_text
+from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
-__all__ = ['reports', 'log', 'ReportInfo', 'register_report', 'parse_parameters', 'report_parameters', 'check_parameters',
-           'check_parameter_types', 'resolve_user_paths', 'report_kernel', 'clean_stderr', 'tidy_report',
-           'notebook_to_html', 'ReportError', 'ReportOutput', 'run_report', 'small_sample_note', 'write_index',
-           'run_demo']
+__all__ = ['reports', 'log', 'PATH_PARAMETER', 'PATH_HELP', 'ReportInfo', 'register_report', 'parse_parameters',
+           'report_parameters', 'check_parameters', 'check_parameter_types', 'path_parameters', 'resolve_user_paths',
+           'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
+           'run_report', 'small_sample_note', 'write_index', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #38189006
 reports = Registry('report')
@@ -104,16 +104,21 @@ def check_parameter_types(name: str, parameters: dict) -> None:
                           f"got {type(value).__name__}", field='-p', value=f"{key}={value!r}")
 
 # %% ../nbs/01_report.ipynb #fd0bec01
+PATH_PARAMETER = re.compile(r'^(h5ad|results|config)$|_(dir|path|file)$')    # the report parameters that are paths
+PATH_HELP = re.compile(r'^((the|a|an) )?(path|file|folder|dir|directory|root)\b', re.I)   # ... or say so first
+
+def path_parameters(name: str) -> set[str]:
+    "The parameters of report `name` that are paths (by their name, or by the comment declaring them)."
+    return {k for k, v in report_parameters(name).items() if PATH_PARAMETER.search(k) or PATH_HELP.match(v['help'])}
+
 def _user_path(v: Any, cwd: Path) -> Any:
     if not isinstance(v, str) or not v.strip() or '://' in v: return v
-    p = os.path.expanduser(v)
-    if os.path.isabs(p): return p if p != v else v
-    return str(cwd/p) if ('/' in p or os.sep in p or (cwd/p).exists()) else v
+    return str(cwd/os.path.expanduser(v))          # an absolute path stays as it is (`/` joins it whole)
 
-def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None) -> dict:
-    "`parameters` with relative path values made absolute from `cwd` (default: the current folder)."
-    cwd = Path(cwd or os.getcwd()).absolute()
-    return {k: _user_path(v, cwd) for k, v in parameters.items()}
+def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None, paths: Iterable[str]=()) -> dict:
+    "`parameters` with the relative values of path parameters (`paths`, or by name) made absolute from `cwd`."
+    cwd, paths = Path(cwd or os.getcwd()).absolute(), set(paths)
+    return {k: _user_path(v, cwd) if k in paths or PATH_PARAMETER.search(k) else v for k, v in parameters.items()}
 
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:
@@ -225,6 +230,8 @@ class ReportOutput:
 # %% ../nbs/01_report.ipynb #227ac0f2
 def _report_paths(out_dir: Path, name: str) -> tuple[Path, Path, str]:
     files = out_dir/f"{name}_files"
+    if files.is_symlink():                      # a planted link would send the report's files out of `out_dir`
+        raise ReportError("is a symbolic link: a report writes its files into a real folder only", file=files)
     files.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{name}.", suffix='.ipynb')
     os.close(fd)
@@ -242,6 +249,17 @@ def _execute(path: Path, tmp: str, params: dict, cwd: Path, timeout: int|None) -
     except pm.PapermillExecutionError as e: return f"cell {e.exec_count}: {e.ename}: {e.evalue}"
     return None
 
+# %% ../nbs/01_report.ipynb #8193d26a
+def _journal_plan(journal: Path, dest: Path) -> dict|None:
+    "The renames `journal` asks for, if it is JSON naming this report's own temporaries beside `dest`; else None."
+    try: plan = json.loads(journal.read_text())
+    except (OSError, ValueError): return None
+    own = lambda p, sfx: (isinstance(p, str) and Path(p).parent == dest.parent and not Path(p).is_symlink()
+                          and Path(p).name.startswith(f".{dest.stem}.") and Path(p).suffix == sfx)
+    ok = (isinstance(plan, dict) and own(plan.get('notebook'), '.ipynb')
+          and (plan.get('html') is None or own(plan['html'], '.html')))
+    return plan if ok else None
+
 # %% ../nbs/01_report.ipynb #97192e35
 def _journal(dest: Path) -> Path: return dest.with_name(f".{dest.stem}.install.json")
 
@@ -249,7 +267,9 @@ def _finish_install(dest: Path) -> None:
     "Carry out the renames that `dest`'s install journal records (none: nothing to do); then drop the journal."
     journal = _journal(dest)
     if not journal.exists(): return
-    plan = json.loads(journal.read_text())
+    if (plan := _journal_plan(journal, dest)) is None:
+        log.warning("%s: not a journal of this report's own temporaries: ignored and removed", journal)
+        return journal.unlink()
     page, nb_tmp = plan['html'], Path(plan['notebook'])
     if page is None: dest.with_suffix('.html').unlink(missing_ok=True)       # an old page would not match
     elif Path(page).exists(): os.replace(page, dest.with_suffix('.html'))
@@ -278,17 +298,28 @@ def _record_as_given(notebook: str|os.PathLike, given: dict) -> None:
     nb.metadata.setdefault('papermill', {}).setdefault('parameters', {}).update(given)
     nbformat.write(nb, notebook)
 
+# %% ../nbs/01_report.ipynb #d03c16e2
+def _sweep_temporaries(out_dir: Path, name: str, min_age: float=60.0) -> list[str]:
+    "Remove the `.NAME.*.ipynb` temporaries (and their `.html`) that earlier runs left (`runs.stale`): their names."
+    gone = [p for p in sorted(out_dir.glob(f".{name}.*.ipynb")) if stale(p, min_age)]
+    for p in gone:
+        for q in (p, p.with_suffix('.html')): q.unlink(missing_ok=True)
+    return [p.name for p in gone]
+
 # %% ../nbs/01_report.ipynb #fa64a64d
 def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='reports/out', html: bool=True,
                timeout: int|None=None, show_code: bool=False) -> ReportOutput:
     "Execute report `name` with `parameters` into `out_dir` (ipynb + html); raise `ReportError` on failure."
     given = dict(parameters or {})
-    info, out_dir, parameters = reports[name], Path(out_dir).resolve(), resolve_user_paths(given)
+    info, out_dir = reports[name], Path(out_dir).resolve()
+    parameters = resolve_user_paths(given, paths=path_parameters(name))
     check_parameters(name, parameters)
     check_parameter_types(name, parameters)
     t0 = time.time()
     files, dest, tmp = _report_paths(out_dir, name)
+    lock = lock_file(tmp)                                   # ours while we run: no other run sweeps it away
     _finish_install(dest)                                   # a previous install cut short
+    if gone := _sweep_temporaries(out_dir, name): log.info("removed temporaries of earlier runs: %s", ', '.join(gone))
     page = Path(tmp).with_suffix('.html')
     log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
     try:
@@ -297,6 +328,7 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
         if html: notebook_to_html(tmp, page, show_code=show_code)
         _install_pair(tmp, dest, page if html else None)
     finally:
+        os.close(lock)
         for p in (Path(tmp), page, _journal(dest)): p.unlink(missing_ok=True)
     return ReportOutput(name, dest, dest.with_suffix('.html') if html else None, time.time() - t0, 'ok', None)
 

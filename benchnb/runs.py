@@ -4,7 +4,8 @@
 
 # %% ../nbs/00b_runs.ipynb #7111ec41
 from __future__ import annotations
-import contextlib, datetime as dt, json, os, platform, queue, signal, socket, subprocess, sys, tempfile, threading, time
+import contextlib, datetime as dt, json, os, platform, queue, re, signal, socket, subprocess, sys, tempfile, threading
+import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -14,10 +15,11 @@ from fastcore.basics import patch
 from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
-__all__ = ['SEED_MAX', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text', 'write_bytes',
-           'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso', 'ResourceMeter', 'RunDir',
-           'new_run_id', 'Ledger', 'pending_files', 'interruptible_map', 'ctrl_c_deferred', 'Terminated',
-           'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive', 'check_seed']
+__all__ = ['SEED_MAX', 'MAX_JSON_DEPTH', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text',
+           'write_bytes', 'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso',
+           'ResourceMeter', 'previous_manifest', 'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map',
+           'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive',
+           'check_seed', 'safe_name', 'real_folder', 'lock_file', 'stale', 'json_depth']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -216,6 +218,18 @@ def _manifest(kind: str, parameters: dict|None, packages: Iterable[str], previou
     if previous: m['first_started'] = previous.get('first_started', previous.get('started'))
     return m
 
+# %% ../nbs/00b_runs.ipynb #c30e5cf8
+def previous_manifest(path: Path) -> dict:
+    "The manifest a run left at `path` ({} when none); `RunError` naming it when it is not a JSON object."
+    if not path.exists(): return {}
+    try: prev = json.loads(path.read_text(encoding='utf-8'))
+    except (ValueError, UnicodeDecodeError):
+        raise RunError("is not a JSON manifest (cut short?): move it away to start the run afresh", file=path) from None
+    if not isinstance(prev, dict) or not isinstance(prev.get('attempts', 0), int):
+        raise RunError("is not a run manifest (a JSON object with an integer 'attempts')", file=path,
+                       value=type(prev).__name__)
+    return prev
+
 # %% ../nbs/00b_runs.ipynb #2aa6c24e
 class RunDir:
     "A run's directory with its `manifest.json`; use as a context manager to record the outcome."
@@ -224,8 +238,7 @@ class RunDir:
         self.path, self.meter = Path(path), ResourceMeter()
         self.path.mkdir(parents=True, exist_ok=True)
         self.manifest_path = self.path/'manifest.json'
-        previous = json.loads(self.manifest_path.read_text()) if self.manifest_path.exists() else {}
-        self.manifest = _manifest(kind, parameters, packages, previous)
+        self.manifest = _manifest(kind, parameters, packages, previous_manifest(self.manifest_path))
         self.save()
 
     def save(self): write_json(self.manifest_path, self.manifest)
@@ -292,10 +305,15 @@ def latest(self: Ledger) -> dict[str, dict]:
     "unit → its latest record (lines cut short by a crash are skipped)."
     out = {}
     if not self.path.exists(): return out
-    for line in self.path.read_text(encoding='utf-8').splitlines():
+    for i, line in enumerate(self.path.read_text(encoding='utf-8').splitlines()):
         try: rec = json.loads(line)
         except json.JSONDecodeError: continue
-        if isinstance(rec, dict) and 'unit' in rec: out[rec['unit']] = rec
+        if not isinstance(rec, dict) or 'unit' not in rec: continue
+        if not isinstance(rec['unit'], str) or rec.get('status') not in ('ok', 'failed'):
+            bad = rec.get('status') if isinstance(rec['unit'], str) else rec['unit']
+            raise RunError("a ledger record is a unit name with status 'ok' or 'failed'", file=self.path,
+                           field=f"line {i + 1}", value=bad)
+        out[rec['unit']] = rec
     return out
 
 # %% ../nbs/00b_runs.ipynb #d2646b4d
@@ -435,3 +453,55 @@ def check_seed(seed: Any, field: str='seed', file: str|os.PathLike|None=None) ->
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= SEED_MAX:
         raise ConfigError(f"a seed is an integer from 0 to {SEED_MAX}", file=file, field=field, value=seed)
     return int(seed)
+
+# %% ../nbs/00b_runs.ipynb #71b1a987
+_UNSAFE_NAME = re.compile(r'[/\\\x00-\x1f\x7f]')
+
+def safe_name(name: Any, field: str='name', file: str|os.PathLike|None=None) -> str:
+    "`name` if it is safe as one path component (no separators, no leading dot, 1-200 characters); else ConfigError."
+    ok = (isinstance(name, str) and bool(name.strip()) and len(name) <= 200 and not name.startswith('.')
+          and not _UNSAFE_NAME.search(name))
+    if not ok: raise ConfigError("must be a plain name: no '/', '\\', control characters, leading '.' (so no '.' or "
+                                 "'..'), 1-200 characters", file=file, field=field, value=name)
+    return name
+
+# %% ../nbs/00b_runs.ipynb #984bb6b4
+def real_folder(path: str|os.PathLike) -> Path:
+    "`path` as a folder (made, with its parents), refused with `RunError` when it is a symbolic link."
+    p = Path(path)
+    if p.is_symlink():               # errors/, work/, <name>_files/: a planted link would send writes elsewhere
+        raise RunError("is a symbolic link: files are written into real folders only", file=p)
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+# %% ../nbs/00b_runs.ipynb #acd397e6
+def lock_file(path: str|os.PathLike) -> int:
+    "An open descriptor of `path` holding an exclusive lock (closing it releases the lock)."
+    import fcntl
+    fd = os.open(path, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    return fd
+
+def stale(path: str|os.PathLike, min_age: float=60.0) -> bool:
+    "Whether the temporary `path` is left over: older than `min_age` s, not a symlink, and locked by nobody."
+    import fcntl
+    p = Path(path)
+    try:
+        if p.is_symlink() or time.time() - p.stat().st_mtime < min_age: return False
+        fd = os.open(p, os.O_RDONLY)
+    except OSError: return False
+    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError: return False
+    finally: os.close(fd)
+    return True
+
+# %% ../nbs/00b_runs.ipynb #50189735
+MAX_JSON_DEPTH = 100        # deeper JSON is refused: deepcopy, recursive walks and json.dumps recurse on it
+
+def json_depth(value: Any) -> int:
+    "The nesting depth of a JSON value (a scalar is 1), measured level by level: any depth, no recursion."
+    depth, level = 0, [value]
+    while level:
+        depth += 1
+        level = [x for v in level if isinstance(v, (dict, list)) for x in (v.values() if isinstance(v, dict) else v)]
+    return depth

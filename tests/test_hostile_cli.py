@@ -302,3 +302,158 @@ def test_full_disk_during_results_import_is_one_line(tmp_path):
     assert r.returncode == 0, r.stderr
     from benchnb.resultsdb.db import ResultsDB
     with ResultsDB(tmp_path/'db', read_only=True) as db: assert len(db.units(status='done')) == 3
+
+
+# --- issue 32: names are data, every failure is one line ---------------------------------------------------------
+
+CELLS_ROW = {'task': 'clustering', 'model': 'm', 'metric': 'ARI', 'value': 0.5, 'seed': 0}
+BAD_IMPORTS = {'value_abc': ({'value': 'abc'}, "field 'ARI.value': value 'abc'"), 'value_list': ({'value': [1]}, "field 'ARI.value'"),
+               'value_dict': ({'value': {}}, "field 'ARI.value'"), 'seed_1e30': ({'seed': 1e30}, "field 'ARI.seed'"),
+               'seed_x': ({'seed': 'x'}, "field 'ARI.seed': value 'x'"), 'task_dict': ({'task': {'a': 1}}, 'malformed cells results'),
+               'model_list': ({'model': ['a']}, 'malformed cells results'), 'model_null': ({'model': None}, "field 'model'"),
+               'metric_null': ({'metric': None}, "field 'metrics[0].metric'")}
+
+
+@pytest.mark.parametrize('case', sorted(BAD_IMPORTS))
+def test_malformed_import_file_is_one_line_naming_it(tmp_path, case):
+    change, says = BAD_IMPORTS[case]
+    f = tmp_path/f'{case}.json'
+    f.write_text(json.dumps([{**CELLS_ROW, **change}]))
+    code, out, err = run_main('results', 'import', tmp_path/'db', f)
+    line = one_error_line(err)
+    assert code == 1 and f.name in line and says in line, line
+
+
+def test_import_of_100000_deep_json_is_one_line(tmp_path):
+    f = tmp_path/'deep.json'
+    f.write_text('[' * 100_000 + ']' * 100_000)
+    code, out, err = run_main('results', 'import', tmp_path/'db', f)
+    assert code == 1 and 'deep.json: nested too deep' in one_error_line(err)
+
+
+def test_translator_output_with_list_metrics_is_one_line(tmp_path):
+    f = tmp_path/'treats'/'x'/'run1'/'output.json'
+    f.parent.mkdir(parents=True)
+    f.write_text(json.dumps({'benchmark': 'treats', 'target': 'x', 'metrics': [], 'queries': 'x'}))
+    code, out, err = run_main('results', 'import', tmp_path/'db', f)
+    assert code == 1 and 'output.json' in one_error_line(err)
+
+
+def test_fetch_target_that_leaves_the_results_folder_is_refused(tmp_path):
+    "`translator fetch treats ../../x --results r` wrote its run outside r/ (main)."
+    code, out, err = run_main('translator', 'fetch', 'treats', '../../x', '--url', 'http://127.0.0.1:9/query',
+                              '--results', tmp_path/'deep'/'r', '--limit', '1')
+    assert code == 1 and "field 'target': value '../../x'" in one_error_line(err)
+    assert sorted(p.name for p in tmp_path.rglob('*')) == [], list(tmp_path.rglob('*'))
+
+
+def _plan(tmp_path, text: str) -> Path:
+    p = tmp_path/'plan.yaml'
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+@pytest.mark.parametrize('entry, field', [
+    ("{family: plism, dataset: demo, model: ../../../x, task: evaluate}", "units[0].model"),
+    ("{family: test, task: echo, seeds: []}", "units[0].seeds"),
+    ("{family: test, task: sleep, options: {seconds: -5}}", "units[0].options.seconds")])
+def test_validate_refuses_names_paths_and_empty_axes(tmp_path, entry, field):
+    code, out, err = run_main('sweep', 'validate', _plan(tmp_path, f"units:\n  - {entry}\n"))
+    assert code == 1 and f"field '{field}'" in out + err, (out, err)
+
+
+def test_validate_dev_zero_and_a_deep_plan_are_one_line(tmp_path):
+    "`sweep validate /dev/zero` under a 4 GB address-space limit (main: read until MemoryError); a 20,000-deep plan."
+    import resource
+    limit = lambda: resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+    r = subprocess.run([*CMD, 'sweep', 'validate', '/dev/zero'], env=ENV, preexec_fn=limit, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 1 and '/dev/zero: is not a regular file' in one_error_line(r.stderr), r.stderr[-500:]
+    deep = tmp_path/'deep.yaml'
+    deep.write_text('units: ' + '[' * 20_000 + ']' * 20_000 + '\n')
+    code, out, err = run_main('sweep', 'validate', deep)
+    assert code == 1 and 'deep.yaml: nested too deep' in one_error_line(err)
+
+
+def test_sweep_refuses_a_symlinked_errors_folder(tmp_path):
+    plan = _plan(tmp_path, "units:\n  - {family: test, task: fail, seeds: [1]}\n")
+    (tmp_path/'res').mkdir(); (tmp_path/'elsewhere').mkdir()
+    (tmp_path/'res'/'errors').symlink_to(tmp_path/'elsewhere')
+    code, out, err = run_main('sweep', 'run', plan, '--results', tmp_path/'res', '--workers', '1')
+    assert code == 1 and 'errors: is a symbolic link' in one_error_line(err)
+    assert list((tmp_path/'elsewhere').iterdir()) == []
+
+
+def test_resume_on_a_broken_manifest_or_ledger_is_one_line(tmp_path):
+    from benchnb.translator.server import ReferenceServer
+    run = tmp_path/'r'/'treats'/'ref'/'run1'
+    with ReferenceServer() as srv:
+        args = ('translator', 'fetch', 'treats', 'ref', '--url', srv.url + '/query', '--results', tmp_path/'r', '--run-id', 'run1')
+        assert run_main(*args, '--limit', '1')[0] == 0
+        for text, says in (('{"kind": "translator-fe', 'not a JSON manifest'), ('[1, 2]', 'not a run manifest')):
+            (run/'manifest.json').write_text(text)
+            code, out, err = run_main(*args)
+            assert code == 1 and 'manifest.json' in one_error_line(err) and says in err, err
+        (run/'manifest.json').unlink()
+        with open(run/'ledger.jsonl', 'a') as f: f.write('{"unit": "q", "status": "pending"}\n')
+        code, out, err = run_main(*args)
+        assert code == 1 and "value 'pending'" in one_error_line(err), err
+
+
+def test_evaluate_counts_a_list_message_as_failed_and_reads_no_deep_file(tmp_path):
+    from benchnb.translator.evaluate import ResponseFiles, evaluate_responses
+    from benchnb.translator.queries import Query
+    q = Query('Q1', 's', 't', {}, ['Drug'], [(('Drug', 'A'),)])
+    ev = evaluate_responses('b', [q], {'Q1': {'message': []}}, k=2)      # main: an empty answer
+    assert ev.status == ['failed'], ev.status
+    (tmp_path/'Q1.json').write_text('[' * 100_000 + ']' * 100_000)
+    assert ResponseFiles(tmp_path, ['Q1']).get('Q1') is None             # unreadable: logged, not a RecursionError
+
+
+def test_translator_config_nested_too_deep_is_named(tmp_path):
+    from benchnb.translator.config import read_json
+    f = tmp_path/'benchmarks.json'
+    f.write_text('{"a": ' * 100_000 + '1' + '}' * 100_000)
+    with pytest.raises(benchnb.core.BenchnbError, match='benchmarks.json: JSON nested too deep'): read_json(f)
+
+
+def test_plism_evaluate_extractor_is_a_name(tmp_path):
+    code, out, err = run_main('plism', 'evaluate', '--extractor', '../../x', '--features-dir', tmp_path, '--metrics-dir', tmp_path/'m')
+    assert code == 1 and "field '--extractor': value '../../x'" in one_error_line(err)
+    assert not (tmp_path/'m').exists()
+
+
+def test_report_label_key_with_a_slash_stays_a_name():
+    from benchnb.core import load_plugins
+    from benchnb.report import path_parameters, resolve_user_paths
+    load_plugins()
+    assert 'label_key' not in path_parameters('cells') and 'extractor' not in path_parameters('plism')
+    assert resolve_user_paths({'label_key': 'cell/type', 'h5ad': 'a.h5ad'}, '/w', path_parameters('cells')) == \
+        {'label_key': 'cell/type', 'h5ad': '/w/a.h5ad'}
+
+
+def test_planted_journal_moves_nothing_and_symlinked_files_folder_is_refused(toy_report, tmp_path):
+    from benchnb.report import ReportError, run_report
+    (tmp_path/'in.txt').write_text('hi')
+    out = tmp_path/'out'; out.mkdir()
+    victim = tmp_path/'victim.txt'; victim.write_text('keep me')
+    (out/'.toy.install.json').write_text(json.dumps({'notebook': str(victim), 'html': None}))   # main: victim moved over toy.ipynb
+    ok = run_report('toy', {'data': str(tmp_path/'in.txt')}, out, html=False)
+    assert victim.read_text() == 'keep me' and 'hihihi' in ok.notebook.read_text()
+    (tmp_path/'other').mkdir()
+    os.rename(out/'toy_files', tmp_path/'gone'); (out/'toy_files').symlink_to(tmp_path/'other')
+    with pytest.raises(ReportError, match='toy_files: is a symbolic link'):
+        run_report('toy', {'data': str(tmp_path/'in.txt')}, out, html=False)
+
+
+def test_a_reader_never_locks_out_a_writer(tmp_path):
+    "A read-only ResultsDB held open here (a long `report leaderboard`): `results import` in another process still writes."
+    from benchnb.resultsdb.db import ResultsDB
+    f = tmp_path/'c.json'; f.write_text(json.dumps([CELLS_ROW]))
+    assert run_main('results', 'import', tmp_path/'db', f)[0] == 0
+    g = tmp_path/'d.json'; g.write_text(json.dumps([{**CELLS_ROW, 'model': 'm2'}]))
+    with ResultsDB(tmp_path/'db', read_only=True) as reader:
+        r = subprocess.run([*CMD, 'results', 'import', str(tmp_path/'db'), str(g)], env=ENV, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr                                 # main: "Could not set lock on file"
+        assert len(reader.units()) == 1                                   # the reader's snapshot is what it opened
+    with ResultsDB(tmp_path/'db', read_only=True) as db: assert len(db.units()) == 2

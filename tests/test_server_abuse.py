@@ -6,7 +6,7 @@ random mutation of a valid query. Nothing may answer 5xx. No wall-clock threshol
 event, a socket or a counter, and its timeout only bounds how long a failure takes to show.
 New names are looked up on the module (`S.x`) inside the tests, so on a server without them only those tests fail.
 """
-import json, logging, os, random, signal, socket, subprocess, sys, threading, time
+import json, logging, math, os, random, signal, socket, subprocess, sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from benchnb.translator.server import KGEdge, KnowledgeGraph, ReferenceServer, d
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, 'PYTHONPATH': str(ROOT), 'BENCHNB_PROGRESS': '0'}
+CLI = [sys.executable, '-c', 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))']
 RELATED = 'biolink:related_to'
 QG = {'nodes': {'Disease': {'ids': ['MONDO:1'], 'categories': ['biolink:Disease']}, 'Drug': {'categories': ['biolink:SmallMolecule']}},
       'edges': {'e01': {'subject': 'Drug', 'object': 'Disease', 'predicates': ['biolink:treats']}}}
@@ -92,7 +93,10 @@ def server():
 INSIDE = ['http://127.0.0.1:{port}/cb', 'http://localhost:{port}/cb', '{self}/benchnb/faults', '{self}/query', 'http://[::1]:{port}/',
           'http://0.0.0.0:{port}/', 'http://127.1:{port}/', 'http://2130706433:{port}/', 'http://[::ffff:127.0.0.1]:{port}/',
           'http://169.254.169.254/latest/meta-data/', 'http://10.0.0.1/', 'http://192.168.1.1/', 'http://172.16.0.1/',
-          'http://100.64.0.1/', 'http://224.0.0.1/']
+          'http://100.64.0.1/', 'http://224.0.0.1/',
+          # issue 32: IPv4 inside IPv6 (NAT64 of the metadata address and of 10.0.0.1, 6to4, IPv4-compatible, -translated)
+          'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b::a00:1]/', 'http://[2002:7f00:1::]:{port}/', 'http://[::127.0.0.1]:{port}/',
+          'http://[::ffff:0:7f00:1]:{port}/']
 NOT_URLS = ['file:///etc/passwd', 'gopher://127.0.0.1:25/_HELO', 'not a url', 'ftp://example.org/x', 'http:///nohost',
             'javascript:alert(1)', 'dict://127.0.0.1:11211/', 'http://[::1', 'http://example.org:99999/', '//127.0.0.1/cb', '']
 
@@ -101,10 +105,11 @@ NOT_URLS = ['file:///etc/passwd', 'gopher://127.0.0.1:25/_HELO', 'not a url', 'f
 def test_callback_refused_at_submit(strict, url):
     "Loopback, the server itself, metadata/link-local, private, multicast and non-http(s) callbacks: 400 naming callback."
     url = url.format(port=9, self=strict.url)
+    jobs, calls = strict.state.stats()['jobs'], len(strict.state.callbacks)      # (a case accepted before is not this one's)
     r = requests.post(strict.url + '/asyncquery', json={**q(), 'callback': url}, timeout=30)
     assert r.status_code == 400, (r.status_code, r.text[:300])
     assert "field 'callback'" in r.json()['detail'], r.json()
-    assert strict.state.stats()['jobs'] == 0 and strict.state.callbacks == []      # no job, so nothing will be POSTed
+    assert strict.state.stats()['jobs'] == jobs and len(strict.state.callbacks) == calls   # no job, so nothing will be POSTed
 
 
 def test_name_resolving_inside_is_refused():
@@ -403,6 +408,210 @@ def test_random_mutations_never_5xx(server):
             codes.append(s.post(server.url + rng.choice(['/query', '/asyncquery', '/ars/api/submit']), json=mutate(rng), timeout=30).status_code)
     assert set(codes) <= {200, 400}, sorted(set(codes))
     assert codes.count(400) > 150 and codes.count(200) > 10, (codes.count(200), codes.count(400))
+
+
+# ---- issue 32: every server path has a budget; SIGTERM, Content-Type and Host
+def test_serve_help_says_loopback_is_allowed_on_a_loopback_server():
+    out = subprocess.run([*CLI, 'translator', 'serve', '--help'], env={**ENV, 'COLUMNS': '200'}, capture_output=True, text=True).stdout
+    assert 'plus loopback when the server itself listens on loopback' in ' '.join(out.split()), out
+
+
+def test_cross_origin_text_plain_post_is_refused(server):
+    "A browser's no-preflight POST (text/plain) gets 415 on every POST route; JSON still answers."
+    for path in ('/query', '/asyncquery', '/ars/api/submit'):
+        r = requests.post(server.url + path, data=json.dumps({**q(), 'callback': 'http://127.0.0.1:9/cb'}),
+                          headers={'Content-Type': 'text/plain'}, timeout=30)
+        assert r.status_code == 415, (path, r.status_code, r.text[:200])
+    assert requests.post(server.url + '/query', json=q(), timeout=30).status_code == 200
+
+
+def test_translator_serve_checks_the_host_header():
+    "A loopback `translator serve` answers Host 127.0.0.1/localhost only: a rebound name (evil.example) gets 400."
+    with _serve() as url:
+        r = requests.post(url + '/query', json=q(), headers={'Host': 'evil.example'}, timeout=30)
+        assert r.status_code == 400 and 'evil.example' in r.json()['detail'], r.text[:300]
+        port = url.rsplit(':', 1)[1]
+        assert requests.post(f"http://localhost:{port}/query", json=q(), timeout=30).status_code == 200
+
+
+def test_sigterm_during_latency_is_clean():
+    "SIGTERM while a `--latency 600` query waits: the server ends, no traceback, the waiting client gets 503 (not 500)."
+    p, url = _start_serve('--latency', '600')
+    got = {}
+    try:
+        t = threading.Thread(target=lambda: got.update(r=requests.post(url + '/query', json=q(), timeout=120)), daemon=True)
+        t.start()
+        until(lambda: requests.get(url + '/benchnb/stats', timeout=30).json()['hits'] == 1, 'the query waits')
+        p.send_signal(signal.SIGTERM)
+        p.wait(30)
+        t.join(30)
+    finally:
+        if p.poll() is None: p.kill(); p.wait()
+    err = p.stderr.read().decode()
+    assert 'Traceback' not in err, err[-3000:]
+    assert got['r'].status_code == 503, got
+
+
+def _pathfinder(n: int) -> dict:
+    return {'message': {'query_graph': {'nodes': {'SN': {'ids': [f"CHEBI:{i}" for i in range(n)]}, 'ON': {'ids': [f"MONDO:{i}" for i in range(n)]}},
+                                        'paths': {'p0': {'subject': 'SN', 'object': 'ON'}}}}}
+
+
+def test_pathfinder_query_runs_within_the_budget():
+    "150 × 150 pinned ids (the issue's 6 KB query, 22,500 searches): the query budget cuts it, and the answer says so."
+    with ReferenceServer(KG, budget=S.QueryBudget(max_partials=1000)) as srv:
+        r = requests.post(srv.url + '/query', json=_pathfinder(150), timeout=60)
+    assert r.status_code == 200, r.text[:300]
+    assert 'search stopped, over 1000 partial paths' in r.json()['description'], r.json()['description']
+
+
+class CountingQEdge(dict):
+    "A qedge counting how often it is looked into."
+    looks = 0
+    def get(self, *a):
+        CountingQEdge.looks += 1
+        return super().get(*a)
+
+
+def test_long_chain_listed_in_reverse_is_linear():
+    "2,000 qedges listed last hop first: ordering them looks at each a few times (main: ~n²/2 = 2 M looks; 24,000 took 96 s)."
+    n = 2000
+    edges = {f"e{i}": CountingQEdge(subject=f"n{i}", object=f"n{i+1}") for i in reversed(range(n))}
+    CountingQEdge.looks = 0
+    order = S._edge_order(edges, 'n0')
+    assert [e for e, _ in order] == [f"e{i}" for i in range(n)]
+    assert CountingQEdge.looks < 10 * n, CountingQEdge.looks
+
+
+def test_long_chain_through_the_server_answers():
+    qg = {'nodes': {**{f"n{i}": {} for i in range(1, 3001)}, 'n0': {'ids': ['MONDO:1']}},
+          'edges': {f"e{i}": {'subject': f"n{i}", 'object': f"n{i+1}"} for i in reversed(range(3000))}}
+    with ReferenceServer(KG) as srv:
+        r = requests.post(srv.url + '/query', json={'message': {'query_graph': qg}}, timeout=60)
+    assert r.status_code == 200 and r.json()['message']['results'] == [], r.text[:300]
+
+
+def test_too_many_qualifier_sets_are_refused(server):
+    "101 qualifier sets on one qedge (the issue's 20,000 took 119 s): 400 naming the field, before any search."
+    qc = [{'qualifier_set': [{'qualifier_type_id': 'biolink:object_direction_qualifier', 'qualifier_value': str(i)}]} for i in range(101)]
+    big_set = [{'qualifier_set': [{'qualifier_type_id': f"k{i}", 'qualifier_value': 'v'} for i in range(101)]}]
+    for cons, field in ((qc, QC + "'"), (big_set, QC + "[0].qualifier_set'")):
+        r = requests.post(server.url + '/query', json=q(qualifier_constraints=cons), timeout=60)
+        assert r.status_code == 400 and field in r.json()['detail'] and 'at most 100' in r.json()['detail'], r.text[:300]
+
+
+def _deep(n: int):
+    v = 'x'
+    for _ in range(n): v = [v]
+    return v
+
+
+@pytest.mark.parametrize('path', ['/query', '/asyncquery', '/ars/api/submit'])
+def test_deep_json_gets_400_not_500(server, path):
+    "A 480-deep value anywhere in a query (main: RecursionError in the ARS submission's deepcopy, 500)."
+    body = {**q(), 'callback': 'http://127.0.0.1:9/cb'}
+    body['message']['query_graph']['nodes']['Drug']['attributes'] = _deep(480)
+    r = requests.post(server.url + path, json=body, timeout=30)
+    assert r.status_code == 400 and 'nested' in r.json()['detail'], (r.status_code, r.text[:300])
+
+
+def test_extreme_scores_answer(tmp_path):
+    "Scores of 1e308 in `--kg`: the search's bound no longer overflows (main: OverflowError, 500); scores stay JSON numbers."
+    kg_file = tmp_path / 'kg.tsv'
+    kg_file.write_text('id\tsubject\tpredicate\tobject\tscore\n'
+                       't1\tCHEBI:1\tbiolink:treats\tMONDO:1\t1e308\nt2\tCHEBI:2\tbiolink:treats\tMONDO:1\t1e300\n'
+                       'r1\tNCBIGene:3\tbiolink:related_to\tCHEBI:1\t1e308\n')
+    two = {'nodes': {'D': {'ids': ['MONDO:1']}, 'C': {}, 'G': {}},
+           'edges': {'a': {'subject': 'C', 'object': 'D'}, 'b': {'subject': 'G', 'object': 'C'}}}
+    with ReferenceServer(KnowledgeGraph.from_tsv(kg_file)) as srv:
+        one = requests.post(srv.url + '/query', json=q(), timeout=30)
+        r = requests.post(srv.url + '/query', json={'message': {'query_graph': two}}, timeout=30)
+    assert one.status_code == 200 and [x['analyses'][0]['score'] for x in one.json()['message']['results']] == [1e308, 1e300], one.text[:300]
+    assert r.status_code == 200, r.text[:300]
+    scores = [x['analyses'][0]['score'] for x in json.loads(r.text)['message']['results']]
+    assert scores and scores[0] == sys.float_info.max and all(math.isfinite(x) for x in scores), scores
+
+
+def test_a_body_sent_a_byte_at_a_time_gets_408():
+    "Slowloris: one byte every 50 ms never trips the per-chunk timeout (5 s here); the body deadline (0.5 s here) does."
+    with ReferenceServer(KG, body_timeout=5, body_deadline=0.5) as srv, socket.create_connection((srv.host, srv.port)) as s:
+        s.sendall(b'POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n')
+        got, stop = [], threading.Event()
+        def trickle():
+            while not stop.is_set():
+                try: s.sendall(b' ')
+                except OSError: return
+                stop.wait(0.05)
+        t = threading.Thread(target=trickle, daemon=True); t.start()
+        s.settimeout(60)                                      # bounds a failure only
+        reply = b''
+        try:
+            while b'}' not in reply and (chunk := s.recv(1024)): reply += chunk     # status, headers, then the JSON body
+        finally: stop.set(); t.join(10)
+    assert reply.startswith(b'HTTP/1.1 408') and b'took over 0.5 s' in reply, reply[:300]
+
+
+def test_connections_over_the_limit_get_503_not_a_starved_server():
+    "Held connections beyond `max_connections` (uvicorn's limit_concurrency): a new request gets 503 at once, never a hang."
+    with ReferenceServer(KG, max_connections=2) as srv:
+        held = [socket.create_connection((srv.host, srv.port)) for _ in range(2)]
+        try:
+            for s in held: s.sendall(b'POST /query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{')
+            until(lambda: requests.post(srv.url + '/query', json=q(), timeout=30).status_code == 503, 'the limit answers 503')
+        finally:
+            for s in held: s.close()
+        until(lambda: requests.post(srv.url + '/query', json=q(), timeout=30).status_code == 200, 'served again once they go')
+
+
+class Trickler:
+    "A loopback callback receiver that answers its status line, then one header byte every 50 ms, forever."
+    def __init__(self):
+        self.sock, self.stop, self.conns = socket.socket(), threading.Event(), []
+        self.sock.bind(('127.0.0.1', 0)); self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/cb"
+        threading.Thread(target=self._accept, daemon=True).start()
+    def _accept(self):
+        while not self.stop.is_set():
+            try: c, _ = self.sock.accept()
+            except OSError: return
+            self.conns.append(c)
+            threading.Thread(target=self._trickle, args=(c,), daemon=True).start()
+    def _trickle(self, c):
+        try:
+            c.recv(65536); c.sendall(b'HTTP/1.1 200 OK\r\nX-Slow: ')
+            while not self.stop.wait(0.05): c.sendall(b'a')
+        except OSError: pass
+    def close(self):
+        self.stop.set(); self.sock.close()
+        for c in self.conns: c.close()
+
+
+def test_a_callback_receiver_trickling_its_answer_is_cut_at_the_deadline():
+    "One callback thread, a receiver answering a byte every 50 ms (main: held until it stops): cut at 0.3 s, then the next job's callback goes."
+    slow, good = Trickler(), Receiver()
+    try:
+        with ReferenceServer(KG, async_delay=0.0, callback_workers=1, callback_deadline=0.3) as srv:
+            for url in (slow.url, good.url + '/cb/2'):
+                assert requests.post(srv.url + '/asyncquery', json={**q(), 'callback': url}, timeout=30).status_code == 200
+            assert good.event.wait(60)
+            until(lambda: len(srv.state.callbacks) == 2, 'both outcomes are recorded')
+            by_status = sorted(c['http_status'] or 0 for c in srv.state.callbacks)
+        assert by_status == [0, 200], srv.state.callbacks
+    finally: slow.close(); good.close()
+
+
+def test_callbacks_are_refused_at_submission_never_dropped():
+    "Two callback places, receivers that never answer: jobs 3-6 get 503 at once; every accepted job's callback is tried."
+    holder = Holder(n=1)
+    try:
+        with ReferenceServer(KG, async_delay=0.0, callback_workers=1, callback_capacity=2, callback_deadline=0.3) as srv:
+            codes = [requests.post(srv.url + '/asyncquery', json={**q(), 'callback': holder.url}, timeout=30).status_code for _ in range(6)]
+            until(lambda: len(srv.state.callbacks) == 2, 'the accepted jobs call back')
+            assert codes == [200, 200, 503, 503, 503, 503], codes
+            assert all(c['attempts'] >= 1 for c in srv.state.callbacks), srv.state.callbacks     # main: dropped ones have 0
+            until(lambda: srv.state.callback_pool.held == 0, 'the places are free again')
+            assert requests.post(srv.url + '/asyncquery', json={**q(), 'callback': holder.url}, timeout=30).status_code == 200
+    finally: holder.close()
 
 
 # ---- helpers for `translator serve` as a subprocess

@@ -86,6 +86,8 @@ def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_di
              official: bool = _OfficialOpt, memory_mb: float = _MemoryOpt):
     "Compute cosine similarity and top-k accuracy for every slide pair; write metrics.csv and results.csv."
     from benchnb.plism.evaluate import check_inputs, compute_metrics
+    from benchnb.runs import safe_name
+    safe_name(extractor, '--extractor')                    # a folder under --features-dir and --metrics-dir
     ks, device = _top_k(ctx, top_k), check_device(device)
     opts = EvaluateOptions(n_tiles, tuple(ks), device, backend, precision, memory_mb, workers)
     checked(opts)                                          # budgets that cannot work: refused before any work
@@ -121,6 +123,8 @@ def merge_cmd(ctx: typer.Context, extractor: str = typer.Option(..., help="Extra
           precision: str = typer.Option('fp32', help="The --precision of the sharded evaluation.")):
     "Write metrics.csv and results.csv once every shard of an evaluation has finished."
     from benchnb.plism.evaluate import merge_metrics
+    from benchnb.runs import safe_name
+    safe_name(extractor, '--extractor')
     _show(merge_metrics(features_dir, metrics_dir, extractor, _top_k(ctx, top_k), n_tiles, precision))
 
 # %% ../../nbs/39_plism.cli.ipynb #8aeb7192

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 
-from ..core import DataError, RunError
-from ..runs import client_alive, client_identity, ctrl_c_deferred, os_error_names
+from ..core import DataError, RunError, get_logger
+from ..runs import client_alive, client_identity, ctrl_c_deferred, lock_file, os_error_names, stale
 
 # %% auto #0
-__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'RESOURCE_COLUMNS', 'db_path', 'ResultsDB', 'observation_groups']
+__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'log', 'RESOURCE_COLUMNS', 'db_path', 'ResultsDB', 'observation_groups']
 
 # %% ../../nbs/40_resultsdb.db.ipynb #06ecaefb
 SCHEMA = {
@@ -62,27 +62,27 @@ def _json(d: Any) -> str|None:
 import shutil, tempfile
 
 def _snapshot(path: Path) -> tuple[duckdb.DuckDBPyConnection, str]:
-    "A connection to a private copy of `path` (+ its WAL), for reading a database another process writes."
+    "A connection to a private copy of `path` (+ its WAL): a reader never holds the file, so never locks out a writer."
     d = tempfile.mkdtemp(prefix='benchnb-results-')
     try:
-        for suffix in ('', '.wal'):
-            if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{DB_FILE}{suffix}")
-        con = duckdb.connect(str(Path(d)/DB_FILE))   # replays the copied WAL into the copy
-        for t in SCHEMA: con.execute(f"SELECT count(*) FROM {t}").fetchone()
-        return con,d
-    except Exception as e:
+        with os_error_names(path, 'reading'):
+            for suffix in ('', '.wal'):
+                if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{DB_FILE}{suffix}")
+        return duckdb.connect(str(Path(d)/DB_FILE)), d     # replays the copied WAL into the copy
+    except duckdb.Error as e:               # truncated, corrupt (checksums), not a database at all, a torn copy
         shutil.rmtree(d, ignore_errors=True)
-        msg = f"the database is being written by another process and its snapshot did not open ({type(e).__name__})"
-        raise RunError(msg + "; try again", file=path) from None
+        msg = f"cannot open the results database ({str(e).splitlines()[0]})"
+        raise RunError(msg + " (if another process was writing it, try again)", file=path) from None
+    except BaseException:
+        shutil.rmtree(d, ignore_errors=True)
+        raise
 
 # %% ../../nbs/40_resultsdb.db.ipynb #b4b17f2f
 def _open(path: Path, read_only: bool) -> tuple[duckdb.DuckDBPyConnection, str|None]:
-    try: return duckdb.connect(str(path), read_only=read_only), None
+    if read_only: return _snapshot(path)
+    try: return duckdb.connect(str(path)), None
     except duckdb.Error as e:               # locked, truncated, corrupt (checksums), not a database at all
-        if not (read_only and isinstance(e, duckdb.IOException) and 'lock' in str(e).lower()):
-            msg = f"cannot open the results database ({str(e).splitlines()[0]})"
-            raise RunError(msg, file=path) from None
-        return _snapshot(path)
+        raise RunError(f"cannot open the results database ({str(e).splitlines()[0]})", file=path) from None
 
 # %% ../../nbs/40_resultsdb.db.ipynb #c060d2f5
 class ResultsDB:
@@ -95,6 +95,9 @@ class ResultsDB:
         self.snapshot = self._tmp is not None
         self._lock = threading.RLock()
         if not read_only: self._prepare()
+        else:                                # stale `running` runs read as `interrupted` (in the private copy only)
+            try: self.mark_dead_runs()
+            except duckdb.Error: pass        # a damaged copy: its readers name it
 
     def _prepare(self):
         "Create the tables a writer lacks and mark dead runs; a damaged file is a `RunError` naming it."
@@ -106,7 +109,10 @@ class ResultsDB:
             raise RunError(f"cannot open the results database ({str(e).splitlines()[0]})", file=self.path) from None
 
     def __enter__(self): return self
-    def __exit__(self, *exc): self.close()
+    def __exit__(self, typ, *exc):
+        try: self.close()
+        except RunError:                     # a failed checkpoint: raised, unless an error (its cause) is on its way
+            if typ is None: raise
 
 # %% ../../nbs/40_resultsdb.db.ipynb #0e242dd5
 @patch
@@ -119,16 +125,31 @@ def mark_dead_runs(self: ResultsDB) -> list[str]:
             self.con.execute("UPDATE runs SET status='interrupted', finished_at=? WHERE run_id=?", [_now(), r])
     return dead
 
+# %% ../../nbs/40_resultsdb.db.ipynb #83a09280
+log = get_logger('resultsdb.db')
+
+def _checkpoint(con: duckdb.DuckDBPyConnection):
+    "Write the write-ahead log into the database file."
+    con.execute("CHECKPOINT")
+
 # %% ../../nbs/40_resultsdb.db.ipynb #87e6b647
 @patch
 def close(self: ResultsDB):
-    "Close the connection (DuckDB checkpoints the write-ahead log into the file)."
+    "Checkpoint (a writer) and close the connection; `RunError` naming the database when the checkpoint fails."
+    failed = None
     if self.con is not None:
+        if not self.read_only:
+            try: _checkpoint(self.con)
+            except duckdb.Error as e: failed = str(e).splitlines()[0]
         self.con.close()
         self.con = None
     if self._tmp:
         shutil.rmtree(self._tmp, ignore_errors=True)
         self._tmp = None
+    if failed:
+        why = (f"checkpoint failed ({failed}); what was committed is in {self.path.name}.wal "
+               "and is replayed on the next open")
+        raise RunError(why, file=self.path)
 
 # %% ../../nbs/40_resultsdb.db.ipynb #c427e338
 @patch
@@ -355,7 +376,10 @@ def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
     created = not out.exists()
     with os_error_names(out, 'exporting to'):
         out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob('.export-*'):          # left by an export that was killed
+            if old.is_dir() and not old.is_symlink() and stale(old): shutil.rmtree(old, ignore_errors=True)
         stage = Path(tempfile.mkdtemp(dir=out, prefix='.export-'))
+        held = lock_file(stage)                      # ours while we write: no other export sweeps it away
     try:
         with self._lock, _reading(self.path):
             for t in SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
@@ -364,7 +388,9 @@ def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
     except BaseException:
         if created: shutil.rmtree(out, ignore_errors=True)
         raise
-    finally: shutil.rmtree(stage, ignore_errors=True)
+    finally:
+        os.close(held)
+        shutil.rmtree(stage, ignore_errors=True)
     return [out/f"{t}.parquet" for t in SCHEMA]
 
 # %% ../../nbs/40_resultsdb.db.ipynb #99915e62

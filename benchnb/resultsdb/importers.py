@@ -4,17 +4,20 @@
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #6c885b80
 from __future__ import annotations
-import datetime as dt, hashlib, json, os
+import contextlib, datetime as dt, hashlib, json, os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import numpy as np
+
 from ..core import DataError, Registry, family_named, get_logger, load_families
 from .db import ResultsDB
+from ..runs import check_seed
 
 # %% auto #0
 __all__ = ['importers', 'log', 'file_digest', 'import_unit_id', 'run_times', 'Importer', 'register_importer', 'loaded_importers',
-           'find_sources', 'import_runs']
+           'find_sources', 'check_unit', 'import_runs']
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #b3eee97b
 def file_digest(path: str|os.PathLike) -> str:
@@ -74,7 +77,9 @@ def loaded_importers() -> list[Importer]:
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #983ee2f0
 def _kind_of_file(p: Path) -> str|None:
-    return next((i.name for i in loaded_importers() if i.recognises(p)), None)
+    try: return next((i.name for i in loaded_importers() if i.recognises(p)), None)
+    except RecursionError:
+        raise DataError("nested too deep to read (JSON deeper than Python's recursion limit)", file=p) from None
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #ee6ca462
 def _none_found(p: Path) -> str:
@@ -98,9 +103,45 @@ def find_sources(path: str|os.PathLike) -> list[tuple[str, Path]]:
 # %% ../../nbs/44_resultsdb.importers.ipynb #952f98b7
 log = get_logger('resultsdb.importers')
 
+@contextlib.contextmanager
+def _reading(kind: str, path: Path):
+    "Turn an importer's internal error on a malformed file into a `DataError` naming the file."
+    try: yield
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as e:
+        if isinstance(e, DataError): raise
+        raise DataError(f"malformed {kind} results ({type(e).__name__}: {e})", file=path) from None
+
 def _read_units(sources: list[tuple[str, Path]], dataset: str|None) -> list[tuple]:
-    "(importer, file, unit, metric rows) of every unit in `sources`; `dataset` names files that carry none."
-    return [(k, f, u, ms) for k,f in sources for u,ms in importers[k].read(f, dataset)]
+    "(importer, file, unit, metric rows) of every unit in `sources`, checked; `dataset` names files that carry none."
+    out = []
+    for k, f in sources:
+        with _reading(k, f): out += [(k, f, *check_unit(f, u, ms)) for u, ms in importers[k].read(f, dataset)]
+    return out
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #8f42c5d9
+def _number(v: Any) -> bool:
+    "Whether `v` is a metric value: an int or float (not a bool) that fits a float, or None."
+    if v is None: return True
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)): return False
+    try: float(v)
+    except OverflowError: return False
+    return True
+
+def check_unit(path: Path, unit: dict, rows: list) -> tuple[dict, list]:
+    "`unit` and its metric `rows` as read from `path`, if names are strings, values numbers and seeds seeds."
+    for key in ('model', 'dataset', 'task'):
+        v = unit.get(key)
+        if not isinstance(v, str) or not v.strip():
+            raise DataError("must be a non-empty string", file=path, field=key, value=v)
+    for i, r in enumerate(rows):
+        name = r.get('metric')
+        if not isinstance(name, str) or not name.strip():
+            raise DataError("a metric is named by a non-empty string", file=path, field=f"metrics[{i}].metric",
+                            value=name)
+        if not _number(r.get('value')):
+            raise DataError("must be a number (or null)", file=path, field=f"{name}.value", value=r.get('value'))
+        if r.get('seed') is not None: check_seed(r['seed'], field=f"{name}.seed", file=path)
+    return unit, rows
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #71e9960c
 def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|None=None) -> dict[str, int]:
@@ -111,7 +152,8 @@ def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|No
     db.begin_run(run_id, {'command': 'import', 'sources': [{'kind': k, 'file': str(f.resolve())} for k,f in sources]})
     counts = {'sources': len(sources), 'units_added': 0, 'units_skipped': 0, 'metrics_added': 0}
     for k,f,u,ms in units:
-        added = db.record_unit(run_id, u, ms, importers[k].observations(f, ms))
+        with _reading(k, f): obs = importers[k].observations(f, ms)
+        added = db.record_unit(run_id, u, ms, obs)
         counts['units_added' if added else 'units_skipped'] += 1
         counts['metrics_added'] += len(ms) if added else 0
     db.finish_run(run_id, 'done')

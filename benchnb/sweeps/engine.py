@@ -13,14 +13,14 @@ import benchnb
 from fastcore.basics import patch
 from ..core import (EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, package_versions,
                           progress)
-from ..runs import ResourceMeter, git_revision, now_iso, write_text
+from ..runs import ResourceMeter, git_revision, now_iso, real_folder, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
 __all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
            'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
            'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result',
-           'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'slurm_cluster',
+           'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'NoFuture', 'slurm_cluster',
            'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
@@ -146,11 +146,26 @@ class ClusterInfo:
             if self.cluster is not None: self.cluster.close()
 
 # %% ../../nbs/42_sweeps.engine.ipynb #8bfd371e
-def _connect(scheduler: Any) -> ClusterInfo:
+def _client_within(scheduler: Any, seconds: float):
+    "A Dask Client of `scheduler`, made in a daemon thread: None when it is not made within `seconds` (left behind)."
     from distributed import Client
-    try: client = Client(scheduler, timeout='20s')
+    box = {}
+    def make():
+        try: box['client'] = Client(scheduler, timeout=f"{seconds}s")
+        except BaseException as e: box['error'] = e
+    t = threading.Thread(target=make, daemon=True, name='benchnb-dask-connect')
+    t.start(); t.join(seconds + 5)
+    if 'error' in box: raise box['error']
+    return box.get('client')
+
+def _connect(scheduler: Any, seconds: float=20.0) -> ClusterInfo:
+    try: client = _client_within(scheduler, seconds)
     except (OSError, TimeoutError) as e:
         raise RunError(f"cannot reach the Dask scheduler ({e})", field='--scheduler', value=str(scheduler)) from None
+    if client is None:                     # an HTTP server (the dashboard's port) takes the connection, never answers
+        why = (f"no Dask scheduler answered within {seconds + 5:g} s "
+               "(is it a Dask scheduler's address, not its dashboard?)")
+        raise RunError(why, field='--scheduler', value=str(scheduler))
     return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #d4879815
@@ -212,7 +227,8 @@ def open_cluster(workers: int|None=None, scheduler: Any=None, resources: dict|No
 # %% ../../nbs/42_sweeps.engine.ipynb #216b67a7
 def record_result(db, run_id: str, unit: Unit, res: dict, results_dir: str|os.PathLike) -> bool:
     "Write one unit's outcome (traceback file, database rows, its cost); False when it was already recorded as done."
-    if res.get('traceback'): write_text(Path(results_dir)/'errors'/f"{unit.unit_id}.txt", res['traceback'])
+    if res.get('traceback'):
+        write_text(real_folder(Path(results_dir)/'errors')/f"{unit.unit_id}.txt", res['traceback'])
     keys = ('status', 'error', 'started_at', 'finished_at', 'worker')
     row = {**unit_record(unit), **{k: res.get(k) for k in keys}}
     rows = res.get('metrics', [])
@@ -393,11 +409,40 @@ def run_sweep(plan: Plan, results_dir: str|os.PathLike, db, info: ClusterInfo, r
     rec = _Recorder(s, db, Path(results_dir), progress(total=len(todo), desc='units', unit='unit'), report, len(todo))
     t0, status = time.perf_counter(), 'interrupted'
     try:
+        for sub in ('errors', 'work'): real_folder(rec.results_dir/sub)      # a planted symlink: refused
+        todo = _fail_unplaceable(rec, info, todo)
         for u in todo: rec.futs[f"unit-{u.unit_id}"] = _submit(info.client, u, rec.results_dir/'work', info.threads)
         _rerun_alone(_record_all(rec, todo), info, rec)
         status = 'failed' if s.failed else 'done'
     finally: _end_run(s, db, info.client, list(rec.futs.values()), status, rec.bar, t0)
     return s
+
+# %% ../../nbs/42_sweeps.engine.ipynb #fb47de5f
+def _unplaceable(info: ClusterInfo, todo: list[Unit]) -> list[tuple[Unit, str]]:
+    "The units of `todo` no present worker has the resources for, with why."
+    have = [w.get('resources') or {} for w in info.client.scheduler_info()['workers'].values()]
+    out = []
+    for u in todo:
+        need = {} if unit_kinds[u.family].fans_out else (u.resources or {})
+        if need and not any(all(r.get(k, 0) >= v for k, v in need.items()) for r in have):
+            out.append((u, f"no worker offers the resources {need} (workers offer {have or 'nothing'})"))
+    return out
+
+def _fail_unplaceable(rec: '_Recorder', info: ClusterInfo, todo: list[Unit]) -> list[Unit]:
+    "`todo` less the units no worker can run: failed at once on a local cluster, named in a warning otherwise."
+    bad = _unplaceable(info, todo)
+    for u, why in bad:
+        if info.cluster is None: log.warning("%s %s: %s; it waits for such a worker", u.unit_id, u.label, why)
+        else: rec.record(NoFuture(f"unit-{u.unit_id}"), {**_lost(u, RunError(why)), 'traceback': None}, u)
+    gone = {u.unit_id for u, _ in bad} if info.cluster is not None else set()
+    return [u for u in todo if u.unit_id not in gone]
+
+@dataclass
+class NoFuture:
+    "Stands for the future of a unit that was never submitted."
+    key: str
+    status: str = 'finished'
+    def release(self): pass
 
 # %% ../../nbs/42_sweeps.engine.ipynb #7197694e
 def slurm_cluster(cores: int=8, memory: str='32GB', walltime: str='04:00:00', queue: str|None=None, gpus: int=0,

@@ -13,12 +13,12 @@ import yaml
 from fastcore.basics import patch
 
 from ..core import ConfigError, Registry, family_named, get_logger, load_families
-from ..runs import check_seed
+from ..runs import check_seed, safe_name
 
 # %% auto #0
 __all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'log', 'UnitKind', 'UnitKinds', 'register_unit_kind',
-           'max_plan_nodes', 'max_plan_units', 'load_yaml_marked', 'PlanError', 'field_name', 'file_identity', 'Unit',
-           'unit_record', 'check_entry', 'expand_entry', 'Plan', 'check_plan', 'load_plan']
+           'max_plan_nodes', 'max_plan_units', 'max_plan_bytes', 'load_yaml_marked', 'PlanError', 'field_name',
+           'file_identity', 'Unit', 'unit_record', 'check_entry', 'expand_entry', 'Plan', 'check_plan', 'load_plan']
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a901be93
 @dataclass
@@ -96,10 +96,18 @@ def _check_size(node, path) -> None:
                           "(BENCHNB_MAX_PLAN_NODES raises it)", file=path)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #fb779d9f
+def max_plan_bytes() -> int: return _env_limit('BENCHNB_MAX_PLAN_BYTES', 16 << 20)
+
 def _read_plan_text(path: Path) -> str:
-    "The plan's text; `ConfigError` naming the file for a folder, an unreadable file or bytes that are not UTF-8."
+    "The plan's text; `ConfigError` naming the file for a folder, a device, a huge file or bytes that are not UTF-8."
     if path.is_dir(): raise ConfigError("is a folder, not a plan file (give the .yaml file)", file=path)
-    try: return path.read_text(encoding='utf-8')
+    if path.exists() and not path.is_file():          # /dev/zero would be read until memory runs out
+        raise ConfigError("is not a regular file (a device or a pipe): give the plan's .yaml file", file=path)
+    with open(path, 'rb') as f: raw = f.read(max_plan_bytes() + 1)
+    if len(raw) > max_plan_bytes():
+        why = f"is over {max_plan_bytes():,} bytes: not a plan (BENCHNB_MAX_PLAN_BYTES raises it)"
+        raise ConfigError(why, file=path)
+    try: return raw.decode('utf-8')
     except UnicodeDecodeError as e:
         raise ConfigError(f"not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})", file=path) from None
 
@@ -111,12 +119,15 @@ def load_yaml_marked(path: str|os.PathLike) -> tuple[Any, dict]:
         node = loader.get_single_node()
         _check_size(node, path)
         data = loader.construct_document(node) if node is not None else None
+        marks = _marks(node) if node is not None else {}
+    except RecursionError:                       # a 20,000-deep [[[...]]]: every YAML walk recurses
+        raise ConfigError("nested too deep to read (lists or mappings thousands of levels deep)", file=path) from None
     except yaml.YAMLError as e:
         line = getattr(getattr(e, 'problem_mark', None), 'line', None)
         where = f"{path}:{line + 1}" if line is not None else path
         raise ConfigError(f"not valid YAML: {getattr(e, 'problem', e)}", file=where) from None
     finally: loader.dispose()
-    return data, (_marks(node) if node is not None else {})
+    return data, marks
 
 # %% ../../nbs/41_sweeps.plan.ipynb #bf83fc8e
 class PlanError(ConfigError):
@@ -218,6 +229,8 @@ def _check_tasks(fam: str, kind: UnitKind, tasks: Any, where: tuple, err: Callab
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a83df0bb
 def _check_seeds(seeds: Any, where: tuple, err: Callable) -> list:
+    if seeds == []:
+        return [err(where + ('seeds',), "an empty list: the entry would make no units (leave seeds out instead)", [])]
     probs = []
     for s in _listify(seeds):
         if s is None: continue
@@ -281,7 +294,7 @@ def expand_entry(entry: dict, base: Path, where: tuple, err: Callable) -> tuple[
     for d, m, t, s, *g in itertools.product(*axes):
         o = {k: v[1] for k, v in kind.options.items()} | opts | dict(zip(gkeys, g))
         u = Unit(entry['family'], d, m, t, s, o, dict(entry.get('resources') or {}))
-        probs += _resolve_paths(u, kind, base, where, err)
+        probs += _resolve_paths(u, kind, base, where, err) + _name_problems(u, kind, where, err)
         probs += [err(where + tuple(f.split('.')), msg, v) for f, msg, v in kind.check(vars(u))]
         units.append(u)
     return units, probs
@@ -300,6 +313,17 @@ def _resolve_paths(u: Unit, kind: UnitKind, base: Path, where: tuple, err: Calla
         if holder is not u.options: u.as_written[f] = str(holder[key])
         holder[key] = str(p.resolve())
         u.inputs[f] = file_identity(p)
+    return probs
+
+# %% ../../nbs/41_sweeps.plan.ipynb #89e28116
+def _name_problems(u: Unit, kind: UnitKind, where: tuple, err: Callable) -> list:
+    "Problems of the unit's dataset and model names (those that are not path fields): each must be a plain name."
+    paths, probs = set(kind.path_fields(vars(u))), []
+    for f in ('dataset', 'model'):
+        v = getattr(u, f)
+        if f in paths or v is None: continue
+        try: safe_name(v, field=f)
+        except ConfigError as e: probs.append(err(where + (f,), e.message, v))
     return probs
 
 # %% ../../nbs/41_sweeps.plan.ipynb #f4dc4b4a

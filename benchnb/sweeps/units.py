@@ -51,7 +51,13 @@ def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
             {'metric': 'seconds', 'value': float(o.get('seconds') or 0)}]
 
 # %% ../../nbs/43_sweeps.units.ipynb #26a43da6
-register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]},
+def _test_check(u: dict) -> list:
+    "`seconds` is a finite number >= 0 (`seconds: -5` is refused when the plan is validated, not when the unit sleeps)."
+    s = u['options'].get('seconds')
+    ok = s is None or (isinstance(s, (int, float)) and not isinstance(s, bool) and 0 <= s < float('inf'))
+    return [] if ok else [('options.seconds', 'must be a finite number of seconds >= 0', s)]
+
+register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]}, check=_test_check,
                    tasks=['sleep', 'spin', 'echo', 'fail', 'crash'],
                    options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
                    description="engine tests: sleep / echo / fail")

@@ -348,7 +348,8 @@ def callback_allow_for(host: str, allow: Optional[list[str]]) -> list[str]:
 # %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
 _CallbackAllowOpt = typer.Option(None, '--callback-allow',
                                  help="Host, address or CIDR network async callbacks may go to although not public, "
-                                 "e.g. 127.0.0.1 (repeatable; default: public addresses only).")
+                                 "e.g. 10.0.0.0/8 (repeatable; default: public addresses only, plus loopback when the "
+                                 "server itself listens on loopback).")
 _PrivateCallbacksOpt = typer.Option(False, '--allow-private-callbacks', help="Allow callbacks to any address: "
                                     "loopback, private, link-local (trusted networks).")
 _EnableFaultsOpt = typer.Option(False, '--enable-faults', help="Serve POST /benchnb/faults (whoever reaches the server "
@@ -362,8 +363,10 @@ def _serve_state(kg: Path|None, host: str, faults, callback_allow: list[str]|Non
     "The reference server's state: the knowledge graph (given or the demo one), faults, callback policy, budget."
     from benchnb.translator.server import CallbackPolicy, KnowledgeGraph, QueryBudget, ServerState, demo_kg
     policy = CallbackPolicy(callback_allow_for(host, callback_allow), allow_private)
+    local = callback_allow_for(host, None)                  # loopback-bound: only loopback Host headers (DNS rebinding)
     return ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, callback_policy=policy,
-                       budget=QueryBudget(seconds=query_seconds), **limits)
+                       budget=QueryBudget(seconds=query_seconds), **limits,
+                       allowed_hosts=('127.0.0.1', 'localhost', '::1', host) if local else None)
 
 # %% ../../nbs/19_translator.cli.ipynb #411e8fbf
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))

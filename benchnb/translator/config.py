@@ -43,6 +43,7 @@ def read_json(path: str|os.PathLike) -> Any:
     try: return json.loads(read_utf8(path))
     except json.JSONDecodeError as e:
         raise TranslatorConfigError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", file=path) from None
+    except RecursionError: raise TranslatorConfigError("JSON nested too deep to read", file=path) from None
 
 # %% ../../nbs/10_translator.config.ipynb #fec549f3
 def _check_header(header: list[str], path: Path):

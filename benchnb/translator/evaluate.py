@@ -365,7 +365,10 @@ def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
 def malformed_results(response: Any) -> str|None:
-    "What is wrong with a response's `message.results` when it is there but not a list (else None)."
+    "What is wrong with a response's `message` (not an object) or `message.results` (not a list), else None."
+    raw = _get(response, 'message') if isinstance(response, dict) and 'message' in response else None
+    if raw is not None and not isinstance(raw, dict):
+        return f"message is {type(raw).__name__} {_short(raw)}, not an object"
     msg = extract_message(response)
     res = msg.get('results') if isinstance(msg, dict) else None
     if res is None or isinstance(res, list): return None
@@ -483,7 +486,7 @@ class ResponseFiles(Mapping):
     def __getitem__(self, uid: str) -> Any:
         for p in self.files.get(uid, ()):
             try: return json.loads(p.read_bytes())
-            except (json.JSONDecodeError, UnicodeDecodeError): log.warning("unreadable response %s", p)
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError): log.warning("unreadable response %s", p)
         raise KeyError(uid)
     def __contains__(self, uid) -> bool: return uid in self.files
     def __iter__(self) -> Iterator[str]: return iter(self.files)

@@ -13,7 +13,7 @@ import requests
 from fastcore.basics import patch
 
 from ..core import RunError, get_logger, progress
-from ..runs import Ledger, RunDir, interruptible_map, new_run_id, write_json
+from ..runs import Ledger, RunDir, interruptible_map, new_run_id, real_folder, safe_name, write_json
 from .config import (LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError,
                                        load_config)
 from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
@@ -97,7 +97,7 @@ def asyncquery(self: Protocol, body: dict) -> Outcome:
 # %% ../../nbs/12_translator.fetch.ipynb #0e7ac5f0
 def agent_dir_name(inforesid: Any) -> str:
     "Sub-directory name for an ARS agent: its infores id without the prefix, made file-system safe."
-    return uid_filename(str(inforesid).removeprefix('infores:'))[:-5]
+    return uid_filename(str(inforesid).removeprefix('infores:'))[:-5] or '_'      # '' would be the run folder itself
 
 def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
@@ -355,7 +355,7 @@ def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:
 def _fetch_one(protocol: Protocol, uid: str, body: dict, run_dir: Path, name: str, ledger: Ledger) -> Outcome:
     "Send one query; store its response file(s) under `name` and record its outcome in the ledger."
     o, files = protocol(body)
-    for sub, resp in files.items(): write_json(run_dir/sub/name, resp, indent=None)
+    for sub, resp in files.items(): write_json(real_folder(run_dir/sub)/name, resp, indent=None)   # no symlinked sub
     n = len(extract_message(files.get('ars', files.get(''))).get('results') or []) if o.ok else None
     agents = {'agents': sorted(files)} if protocol.endpoint.mode == 'ars' else {}
     ledger.record(uid, 'ok' if o.ok else 'failed', **o.info(), n_results=n, **agents)
@@ -513,6 +513,8 @@ def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
     ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
     options = _known_options(options)
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
+    for name, what in ((benchmark, 'benchmark'), (target, 'target')):
+        safe_name(name, what)            # a folder under results_dir: ../../x is refused (--run-id may be a path)
     run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
     policy = _fetch_policy(policy, options)
     params = _fetch_params(benchmark, target, ep, unscored=unscored, concurrency=concurrency, policy=policy, cfg=cfg,

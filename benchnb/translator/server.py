@@ -4,8 +4,8 @@
 
 # %% ../../nbs/14_translator.server.ipynb #26ccf126
 from __future__ import annotations
-import asyncio, collections, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue, random, socket
-import threading, time, uuid
+import asyncio, collections, contextlib, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue
+import random, socket, sys, threading, time, uuid
 import concurrent.futures as cf
 from dataclasses import dataclass, asdict, fields
 from pathlib import Path
@@ -19,19 +19,19 @@ from fastcore.basics import patch
 from starlette.requests import ClientDisconnect
 
 from ..core import ConfigError, DataError, get_logger, resource_path
-from ..runs import write_text
+from ..runs import MAX_JSON_DEPTH, json_depth, write_text
 from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
 
 # %% auto #0
 __all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'LOOPBACK',
-           'QUALIFIER_KEYS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match',
-           'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg',
-           'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults', 'CallbackPolicy',
-           'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response',
-           'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body',
-           'make_app', 'post_callback', 'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg',
-           'demo_kg']
+           'QUALIFIER_KEYS', 'MAX_QUALIFIERS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors',
+           'categories_match', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies',
+           'constrained_kg', 'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults',
+           'embedded_ipv4', 'CallbackPolicy', 'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key',
+           'ServerState', 'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults',
+           'as_trapi2', 'as_trapi15', 'read_body', 'check_request_headers', 'make_app', 'post_callback', 'ars_merged',
+           'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -179,14 +179,19 @@ def _start_partials(kg: KnowledgeGraph, start: str, ids: list, qnode: dict, has_
 
 # %% ../../nbs/14_translator.server.ipynb #e479866d
 def _edge_order(edges: dict, start: str) -> list[tuple[str, dict]]|None:
-    "The query edges (id, qedge) in walk order from qnode `start`; None when some edge is never reached."
-    bound, left, order = {start}, dict(edges), []
-    while left:
-        eid = next((e for e, qe in left.items() if qe.get('subject') in bound or qe.get('object') in bound), None)
-        if eid is None: return None
-        order.append((eid, left.pop(eid)))
-        bound |= {order[-1][1]['subject'], order[-1][1]['object']}
-    return order
+    "The query edges (id, qedge) in walk order from `start` (next: the first listed edge at a bound qnode), or None."
+    items, at = list(edges.items()), collections.defaultdict(list)
+    for i, (_, qe) in enumerate(items):
+        for end in {qe.get('subject'), qe.get('object')}: at[end].append(i)
+    heap, bound, done, order = list(at[start]), {start}, set(), []     # a heap of edge positions: linear, not quadratic
+    while heap:
+        i = heapq.heappop(heap)
+        if i in done: continue
+        done.add(i); order.append(items[i])
+        for end in {items[i][1].get('subject'), items[i][1].get('object')} - bound:
+            bound.add(end)
+            for j in at[end]: heapq.heappush(heap, j)
+    return order if len(order) == len(items) else None
 
 # %% ../../nbs/14_translator.server.ipynb #846db36a
 @dataclass
@@ -207,24 +212,24 @@ def _keep(out: list, seen: set, nb: dict, order: list, path: tuple):
     key = tuple(sorted(nb.items()))
     if key in seen: return
     seen.add(key)
-    out.append((nb, {eid: e for (eid, _), e in zip(order, path)}, float(np.prod([e.score for e in path]))))
+    with np.errstate(over='ignore'): score = min(float(np.prod([e.score for e in path])), sys.float_info.max)
+    out.append((nb, {eid: e for (eid, _), e in zip(order, path)}, score))
 
 # %% ../../nbs/14_translator.server.ipynb #e034d3e4
 def _search(kg: KnowledgeGraph, order: list, nodes: dict, starts: list[dict], max_results: int, budget: QueryBudget,
             stats: dict) -> list[tuple[dict, dict, float]]:
     "Best-first search of the paths through `order` from `starts`, until `max_results` results or the budget ends."
-    n, m = len(order), max(1.0, kg.max_score)            # no edge multiplies a path's score by more than m
-    heap = [(-m ** n, (i,), 1.0, nb, ()) for i, nb in enumerate(starts)]
+    n, m = len(order), max(1.0, kg.max_score)            # scores / m: no edge raises a bound (no m ** n overflow)
+    heap = [(-1.0, (i,), 1.0, nb, ()) for i, nb in enumerate(starts)]
     out, seen, t_end = [], set(), time.monotonic() + budget.seconds
     stats.update(partials=len(heap), truncated=None)
     while heap and len(out) < max_results and not stats['truncated']:
-        _, pos, p, nb, path = heapq.heappop(heap)
+        bound, pos, p, nb, path = heapq.heappop(heap)
         if len(path) == n:
             _keep(out, seen, nb, order, path)
             continue
-        rest = m ** (n - len(path) - 1)
         for j, (b, e) in enumerate(_expand(kg, nb, order[len(path)][1], nodes)):
-            heapq.heappush(heap, (-p * e.score * rest, pos + (j,), p * e.score, b, path + (e,)))
+            heapq.heappush(heap, (bound * (e.score / m), pos + (j,), p * e.score, b, path + (e,)))
             stats['partials'] += 1
         stats['truncated'] = budget.exceeded(stats['partials'], t_end)
     return out
@@ -359,6 +364,19 @@ def find_paths(kg: KnowledgeGraph, source: str, target: str, limit: int=500) -> 
         paths += [[e1, e2, e3] for e2, b in nbr(a) if b not in (source, target, a) for e3 in into_target.get(b, ())]
     return sorted(paths, key=lambda p: -float(np.prod([e.score for e in p])))[:limit]
 
+# %% ../../nbs/14_translator.server.ipynb #30446d7b
+def _budgeted_paths(kg: KnowledgeGraph, ends: list, max_results: int, budget: QueryBudget, stats: dict) -> list:
+    "The paths between each pinned subject and object id (in that order): the first `max_results`, within `budget`."
+    paths, t_end = [], time.monotonic() + budget.seconds
+    stats.update(partials=0, truncated=None)
+    for s, o in ((s, o) for s in ends[0] for o in ends[1]):
+        found = find_paths(kg, s, o)
+        paths, stats['partials'] = paths + found, stats['partials'] + 1 + len(found)
+        if len(paths) >= max_results: break
+        stats['truncated'] = budget.exceeded(stats['partials'], t_end)
+        if stats['truncated']: break
+    return paths[:max_results]
+
 # %% ../../nbs/14_translator.server.ipynb #497edc18
 def _kedge(e: KGEdge) -> dict:
     "A knowledge-graph edge of a pathfinder response."
@@ -391,26 +409,28 @@ def _path_graphs(kg: KnowledgeGraph, paths: list[list[KGEdge]], pid: str, v2: bo
     return aux, kedges, knodes, analyses
 
 # %% ../../nbs/14_translator.server.ipynb #6bde2c40
-def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5') -> dict:
-    "A TRAPI Response to a pathfinder query: one result, one analysis (with `path_bindings`) per path."
+def pathfinder_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
+                        budget: QueryBudget|None=None) -> dict:
+    "A TRAPI Response to a pathfinder query: one result, one analysis (`path_bindings`) per path (within `budget`)."
     qg = query['message']['query_graph']
     pid, qp, ends = _path_ends(qg)
-    v2 = trapi_version.startswith('2')
-    paths = [p for s in ends[0] for o in ends[1] for p in find_paths(kg, s, o)][:max_results]
+    v2, stats = trapi_version.startswith('2'), {}
+    paths = _budgeted_paths(kg, ends, max_results, budget or QueryBudget(), stats)
     aux, kedges, knodes, analyses = _path_graphs(kg, paths, pid, v2)
     nodes = {qp['subject']: _bind(ends[0][0], v2), qp['object']: _bind(ends[1][0], v2)}
     results = [{'node_bindings': nodes, 'analyses': analyses}] if paths else []
     msg = {'query_graph': qg, 'knowledge_graph': {'nodes': knodes, 'edges': kedges}, 'auxiliary_graphs': aux,
            'results': results}
-    return {'message': msg, 'status': 'Success', 'description': f"{len(paths)} paths", 'logs': [],
-            'schema_version': trapi_version}
+    said, logs = _summary(len(paths), stats, v2)
+    return {'message': msg, 'status': 'Success', 'description': said.replace('results', 'paths', 1),
+            'logs': logs if stats['truncated'] else [], 'schema_version': trapi_version}
 
 # %% ../../nbs/14_translator.server.ipynb #aa886910
 def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi_version: str='1.5',
                     budget: QueryBudget|None=None) -> dict|None:
     "The answer to a pathfinder or qualifier-constrained query; None for the shapes `trapi_response` answers."
     qg = (query.get('message') or {}).get('query_graph') or {}
-    if qg.get('paths'): return pathfinder_response(kg, query, max_results, trapi_version)
+    if qg.get('paths'): return pathfinder_response(kg, query, max_results, trapi_version, budget)
     sub = constrained_kg(kg, qg)
     if sub is None: return None
     return with_qualifiers(trapi_response(sub, query, max_results, trapi_version, budget=budget), sub)
@@ -441,6 +461,13 @@ class Faults:
 
     def __post_init__(self): _check_fault_kind(self.fail_kind)
 
+# %% ../../nbs/14_translator.server.ipynb #d14b6569
+async def _stopped_within(state: 'ServerState', seconds: float) -> bool:
+    "Wait `seconds`, or less when the server begins to shut down: whether it did."
+    try: await asyncio.wait_for(state.stopping.wait(), seconds)
+    except asyncio.TimeoutError: return False
+    return True
+
 # %% ../../nbs/14_translator.server.ipynb #a588c02e
 @patch
 def pick(self: Faults, rng: random.Random, nth: int) -> str|None:
@@ -464,6 +491,16 @@ def _allowed_network(entry: str):
             raise ConfigError(why, field='--callback-allow', value=entry) from None
         return None
 
+# %% ../../nbs/14_translator.server.ipynb #5f6f393d
+_V4_IN_V6 = [ipaddress.ip_network(n) for n in ('::ffff:0:0/96', '::ffff:0:0:0/96', '64:ff9b::/96', '::/96')]
+
+def embedded_ipv4(a: ipaddress.IPv4Address|ipaddress.IPv6Address) -> ipaddress.IPv4Address|None:
+    "The IPv4 address an IPv6 address carries (mapped, translated, NAT64, 6to4, IPv4-compatible), else None."
+    if a.version == 4 or a in (ipaddress.ip_address('::'), ipaddress.ip_address('::1')): return None
+    if a.sixtofour: return a.sixtofour
+    if any(a in n for n in _V4_IN_V6): return ipaddress.IPv4Address(int(a) & 0xFFFFFFFF)
+    return None
+
 # %% ../../nbs/14_translator.server.ipynb #4f129622
 @dataclass
 class CallbackPolicy:
@@ -479,7 +516,7 @@ class CallbackPolicy:
     def address_ok(self, address: str) -> bool:
         "Whether a callback may go to `address`: a public one, or one the operator allowed."
         a = ipaddress.ip_address(address.split('%')[0])
-        a = (a.ipv4_mapped or a) if a.version == 6 else a
+        a = embedded_ipv4(a) or a                  # NAT64 64:ff9b::a9fe:a9fe is the metadata address 169.254.169.254
         return self.allow_private or any(a in n for n in self.networks) or (a.is_global and not a.is_multicast)
 
 # %% ../../nbs/14_translator.server.ipynb #a8ead83c
@@ -498,9 +535,20 @@ def callback_problem(url: Any, policy: CallbackPolicy) -> str|None:
 
 # %% ../../nbs/14_translator.server.ipynb #75dbaddc
 class CallbackPool:
-    "`workers` daemon threads running the callables queued by `submit` (at most `queue_size` waiting)."
-    def __init__(self, workers: int=4, queue_size: int=64):
-        self.workers, self.tasks, self.threads, self.lock = workers, queue.Queue(queue_size), [], threading.Lock()
+    "`workers` daemon threads running queued callables; at most `capacity` jobs hold a place (`reserve`) at once."
+    def __init__(self, workers: int=4, capacity: int=256):
+        self.workers, self.capacity, self.held = workers, capacity, 0
+        self.tasks, self.threads, self.lock = queue.Queue(), [], threading.Lock()
+
+    def reserve(self) -> bool:
+        "Take a place for one job's callbacks (False: all `capacity` places are taken, refuse the job)."
+        with self.lock:
+            if self.held >= self.capacity: return False
+            self.held += 1
+            return True
+
+    def release(self):
+        with self.lock: self.held -= 1
 
     def _work(self):
         while True:
@@ -511,16 +559,15 @@ class CallbackPool:
 
 # %% ../../nbs/14_translator.server.ipynb #4bcd556b
 @patch
-def submit(self: CallbackPool, fn) -> cf.Future|None:
-    "Queue `fn`; its Future, or None when the queue is full."
+def submit(self: CallbackPool, fn) -> cf.Future:
+    "Queue `fn` (its job holds a place); its Future."
     with self.lock:
         if not self.threads:
             self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
                             for _ in range(self.workers)]
             for t in self.threads: t.start()
     fut = cf.Future()
-    try: self.tasks.put_nowait((fut, fn))
-    except queue.Full: return None
+    self.tasks.put_nowait((fut, fn))
     return fut
 
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
@@ -562,7 +609,9 @@ class ServerState:
                  async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False,
                  max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000,
                  callback_policy: CallbackPolicy|None=None, callback_workers: int=4, enable_faults: bool=False,
-                 budget: QueryBudget|None=None, body_timeout: float=30.0):
+                 budget: QueryBudget|None=None, body_timeout: float=30.0, body_deadline: float=60.0,
+                 callback_capacity: int=256, callback_deadline: float=60.0, allowed_hosts: Sequence[str]|None=None,
+                 max_connections: int=512):
         self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
         self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
         self.async_callback, self.async_interim = async_callback, async_interim
@@ -571,8 +620,11 @@ class ServerState:
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
         self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # 4 ARS msgs/submit
         self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
-        self.callback_policy, self.callback_pool = callback_policy or CallbackPolicy(), CallbackPool(callback_workers)
-        self.callback_timeout = (5.0, 10.0)          # seconds to connect, and to wait for the reply
+        self.callback_policy = callback_policy or CallbackPolicy()
+        self.callback_pool = CallbackPool(callback_workers, callback_capacity)
+        self.callback_timeout, self.callback_deadline = (5.0, 10.0), callback_deadline   # connect, read; one delivery
+        self.body_deadline, self.max_connections = body_deadline, max_connections
+        self.allowed_hosts = None if allowed_hosts is None else {h.lower().strip('[]') for h in allowed_hosts}
         self.enable_faults, self.budget, self.body_timeout = enable_faults, budget or QueryBudget(), body_timeout
         self.stopping = asyncio.Event()              # set as the server shuts down: hung requests end at once
 
@@ -608,13 +660,11 @@ def stats(self: ServerState) -> dict:
 # %% ../../nbs/14_translator.server.ipynb #a6fd4e46
 async def fault_response(state: ServerState, fault: str|None):
     "The HTTP response for `fault` (after the injected latency), or None to answer normally."
-    f = state.faults
-    if f.latency: await asyncio.sleep(f.latency)
+    f, bye = state.faults, JSONResponse({'detail': 'server shutting down'}, status_code=503)
+    if f.latency and await _stopped_within(state, f.latency): return bye      # SIGTERM ends the wait: 503, no traceback
     if fault is None: return None
     if fault == 'timeout':                   # hang, unless the server shuts down meanwhile
-        try: await asyncio.wait_for(state.stopping.wait(), f.hang)
-        except asyncio.TimeoutError: return JSONResponse({'detail': 'too late'}, status_code=504)
-        return JSONResponse({'detail': 'server shutting down'}, status_code=503)
+        return bye if await _stopped_within(state, f.hang) else JSONResponse({'detail': 'too late'}, status_code=504)
     if fault == 'garbage': return Response(b'{"message": {"results": [ <html>oops', media_type='application/json')
     headers = {'Retry-After': f"{f.retry_after:g}"} if fault in ('429', '503') else {}
     return JSONResponse({'detail': f"injected fault {fault}"}, status_code=int(fault), headers=headers)
@@ -646,14 +696,18 @@ def _strings(v: Any) -> bool:
 
 # %% ../../nbs/14_translator.server.ipynb #1e07e958
 QUALIFIER_KEYS = ('qualifier_type_id', 'qualifier_value')
+MAX_QUALIFIERS = 100            # qualifier sets per qedge, and qualifiers per set (each is checked against every edge)
 
 def _check_qualifiers(qc: Any, f: str):
     "Raise DataError naming the field when a qedge's `qualifier_constraints` (at `f`) are malformed."
     _need(qc is None or isinstance(qc, list), f, 'must be a list of {"qualifier_set": [...]} objects', qc)
+    _need(len(qc or []) <= MAX_QUALIFIERS, f, f"has {len(qc or [])} qualifier sets (at most {MAX_QUALIFIERS})")
     for i, c in enumerate(qc or []):
         _need(isinstance(c, dict), f"{f}[{i}]", 'must be an object with a qualifier_set', c)
         qs = c.get('qualifier_set')
         _need(isinstance(qs, list), f"{f}[{i}].qualifier_set", 'must be a list of qualifiers', qs)
+        many = f"has {len(qs)} qualifiers (at most {MAX_QUALIFIERS})"
+        _need(len(qs) <= MAX_QUALIFIERS, f"{f}[{i}].qualifier_set", many)
         for j, q in enumerate(qs):
             ok = isinstance(q, dict) and all(isinstance(q.get(k), str) for k in QUALIFIER_KEYS)
             _need(ok, f"{f}[{i}].qualifier_set[{j}]", 'must be {"qualifier_type_id": str, "qualifier_value": str}', q)
@@ -790,34 +844,52 @@ def _answer(state: ServerState, body: dict) -> dict:
     return as_trapi2(out) if v.startswith('2') else as_trapi15(out)
 
 # %% ../../nbs/14_translator.server.ipynb #ce818fbc
-async def _body_chunks(request: Request, timeout: float):
-    "The chunks of a request body: 408 when none comes for `timeout` s, 400 when the client leaves mid-body."
-    stream = request.stream()
+async def _body_chunks(request: Request, timeout: float, deadline: float=60.0):
+    "A body's chunks: 408 when none comes for `timeout` s or all take over `deadline` s; 400 if the client leaves."
+    stream, t_end = request.stream(), time.monotonic() + deadline
     while True:
-        try: chunk = await asyncio.wait_for(anext(stream, None), timeout)
-        except asyncio.TimeoutError: raise HTTPException(408, f"no request body data for {timeout:g} s") from None
+        wait = min(timeout, t_end - time.monotonic())           # a byte every 20 s never ends a body: the deadline does
+        try: chunk = await asyncio.wait_for(anext(stream, None), max(wait, 0))
+        except asyncio.TimeoutError:
+            why = (f"no request body data for {timeout:g} s" if wait == timeout
+                   else f"request body took over {deadline:g} s")
+            raise HTTPException(408, why) from None
         except ClientDisconnect:
             log.info("client %s disconnected before its request body ended", request.client)
             raise HTTPException(400, 'client disconnected before the body ended') from None
         if chunk is None: return
         yield chunk
 
-async def read_body(request: Request, limit: int, timeout: float=30.0) -> bytes:
+async def read_body(request: Request, limit: int, timeout: float=30.0, deadline: float=60.0) -> bytes:
     "The request body, or 413 when it is larger than `limit` bytes (the rest is drained, not kept)."
     size, chunks = 0, []
-    async for chunk in _body_chunks(request, timeout):
+    async for chunk in _body_chunks(request, timeout, deadline):
         size += len(chunk)
         if size <= limit: chunks.append(chunk)
     if size > limit:
         raise HTTPException(413, f"request body of {size} bytes is over the server's limit of {limit} bytes")
     return b''.join(chunks)
 
+# %% ../../nbs/14_translator.server.ipynb #5548c277
+def check_request_headers(state: ServerState, headers: Mapping[str, str]):
+    "415 unless the body is said to be JSON; 400 when the Host header is not one the server answers to."
+    ctype = (headers.get('content-type') or '').split(';')[0].strip().lower()
+    if ctype != 'application/json' and not ctype.endswith('+json'):
+        raise HTTPException(415, f"Content-Type must be application/json, not {ctype or 'missing'!r}")
+    host = (headers.get('host') or '').lower()
+    name = host[1:].split(']')[0] if host.startswith('[') else host.rsplit(':', 1)[0]
+    if state.allowed_hosts is not None and name not in state.allowed_hosts:
+        raise HTTPException(400, f"Host {host!r} is not one this server answers to")
+
 # %% ../../nbs/14_translator.server.ipynb #504b165e
-def _json(raw: bytes) -> Any:
-    "The JSON value of a request body, or 400."
-    try: return json.loads(raw)
+def _json(raw: bytes, max_depth: int=MAX_JSON_DEPTH) -> Any:
+    "The JSON value of a request body, or 400 (also when nested deeper than `max_depth`: deepcopy would recurse)."
+    try: v = json.loads(raw)
     except (ValueError, RecursionError):
         raise HTTPException(400, 'request body is not JSON (or nested too deep)') from None
+    if (d := json_depth(v)) > max_depth:
+        raise HTTPException(400, f"request body is nested {d} deep (at most {max_depth})")
+    return v
 
 # %% ../../nbs/14_translator.server.ipynb #7bf5e6ee
 def _parse(raw: bytes, kind: str) -> tuple[dict, str]:
@@ -876,7 +948,8 @@ def _add_query_routes(app, state: ServerState, body_of):
     if state.enable_faults:
         @app.post('/benchnb/faults')
         async def set_faults(request: Request):
-            return _set_faults(state, await read_body(request, state.max_body, state.body_timeout))
+            check_request_headers(state, request.headers)
+            return _set_faults(state, await read_body(request, state.max_body, state.body_timeout, state.body_deadline))
 
 # %% ../../nbs/14_translator.server.ipynb #0b2bf1ce
 def make_app(state: ServerState):
@@ -885,45 +958,66 @@ def make_app(state: ServerState):
     app.state.benchnb = state
 
     async def body_of(request: Request, kind: str='query') -> tuple[dict, str]:
-        return await asyncio.to_thread(_parse, await read_body(request, state.max_body, state.body_timeout), kind)
+        check_request_headers(state, request.headers)
+        raw = await read_body(request, state.max_body, state.body_timeout, state.body_deadline)
+        return await asyncio.to_thread(_parse, raw, kind)
 
     for add_routes in (_add_query_routes, _add_async_routes, _add_ars_routes): add_routes(app, state, body_of)
     return app
 
 # %% ../../nbs/14_translator.server.ipynb #ea8bfd71
-def _peer_checked(conn_cls: type, policy: CallbackPolicy) -> type:
-    "`conn_cls` (a urllib3 connection class) that refuses, before sending a byte, a peer the policy does not allow."
+def _peer_checked(conn_cls: type, policy: CallbackPolicy, socks: list|None=None) -> type:
+    "`conn_cls` (a urllib3 connection class) refusing, before a byte is sent, a peer the policy does not allow."
     from urllib3.exceptions import NewConnectionError
     class PeerChecked(conn_cls):
         def _new_conn(self):
             sock = super()._new_conn()
             peer = sock.getpeername()[0]
+            if socks is not None: socks.append(sock)          # the delivery's deadline shuts them down
             if policy.allow_private or self.host.lower() in policy.names or policy.address_ok(peer): return sock
             sock.close()
             raise NewConnectionError(self, f"callback host {self.host} connected to {peer}, not a public address")
     return PeerChecked
 
 # %% ../../nbs/14_translator.server.ipynb #c095048b
-def _policy_session(policy: CallbackPolicy):
-    "A requests Session for callbacks: no proxies from the environment, every connection's peer checked."
+def _policy_session(policy: CallbackPolicy, socks: list|None=None):
+    "A requests Session for callbacks: no proxies from the environment, each peer checked (connections kept in `socks`)."
     import requests
     from urllib3 import HTTPConnectionPool, HTTPSConnectionPool
     class PolicyAdapter(requests.adapters.HTTPAdapter):
         def init_poolmanager(self, *a, **kw):
             super().init_poolmanager(*a, **kw)
             self.poolmanager.pool_classes_by_scheme = {       # a new dict: urllib3's default is shared
-                s: type(p.__name__, (p,), {'ConnectionCls': _peer_checked(p.ConnectionCls, policy)})
+                s: type(p.__name__, (p,), {'ConnectionCls': _peer_checked(p.ConnectionCls, policy, socks)})
                 for s, p in (('http', HTTPConnectionPool), ('https', HTTPSConnectionPool))}
     s = requests.Session()
     s.trust_env = False
     for prefix in ('http://', 'https://'): s.mount(prefix, PolicyAdapter())
     return s
 
+# %% ../../nbs/14_translator.server.ipynb #78c393c9
+def _shut_down(socks: list):
+    "Shut down the sockets `socks` (a read blocked on one returns at once)."
+    for sock in socks:
+        try: sock.shutdown(socket.SHUT_RDWR)
+        except OSError: pass
+
+@contextlib.contextmanager
+def _running(timer: threading.Timer):
+    "Run `timer` for the duration of the block."
+    timer.start()
+    try: yield timer
+    finally: timer.cancel()
+
 # %% ../../nbs/14_translator.server.ipynb #c9d2961f
-def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, timeout: tuple) -> tuple[int|None, int]:
-    "POST `response` to `url` (re-checked, peer checked; no redirects or proxies), retrying: (HTTP status, attempts)."
+def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, timeout: tuple,
+             deadline: float=60.0) -> tuple[int|None, int]:
+    "POST `response` to `url` (re-checked, peer checked; no redirects or proxies), retrying, all within `deadline` s."
     import requests
-    with _policy_session(policy) as s:
+    socks, t_end = [], time.monotonic() + deadline
+    cut = threading.Timer(deadline, _shut_down, (socks,))    # a receiver trickling its answer is cut off then
+    cut.daemon = True
+    with _policy_session(policy, socks) as s, _running(cut):
         for i in range(1, attempts + 1):
             if why := callback_problem(url, policy):           # the name may resolve elsewhere by now
                 log.warning("callback to %r not sent: %s", url, why)
@@ -932,6 +1026,9 @@ def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, ti
             except requests.RequestException as e:
                 code = None
                 log.warning("callback to %r failed: %s", url, e)
+            if time.monotonic() > t_end:                      # cut off: whatever was read of the answer does not count
+                log.warning("callback to %r cut off at its %g s deadline", url, deadline)
+                return None, i
             if code is not None and code < 500: break
             if i < attempts: time.sleep(0.05)
     return code, i
@@ -939,10 +1036,9 @@ def _deliver(policy: CallbackPolicy, url: str, response: dict, attempts: int, ti
 # %% ../../nbs/14_translator.server.ipynb #ae1101d8
 async def post_callback(state: ServerState, job_id: str, url: str, response: dict, attempts: int=2) -> int|None:
     "POST `response` to a TRAPI callback URL from the callback pool; record the outcome in `state.callbacks`."
-    deliver = lambda: _deliver(state.callback_policy, url, response, attempts, state.callback_timeout)
-    fut = state.callback_pool.submit(deliver)
-    if fut is None: log.warning("callback queue full: the callback of job %s is dropped", job_id)
-    code, tried = await asyncio.wrap_future(fut) if fut else (None, 0)
+    deliver = lambda: _deliver(state.callback_policy, url, response, attempts, state.callback_timeout,
+                               state.callback_deadline)
+    code, tried = await asyncio.wrap_future(state.callback_pool.submit(deliver))
     state.remember(state.callbacks, {'job_id': job_id, 'status': response.get('status'), 'http_status': code,
                                      'attempts': tried})
     return code
@@ -954,6 +1050,12 @@ def _bare_response(status: str, description: str, level: str='INFO') -> dict:
 
 # %% ../../nbs/14_translator.server.ipynb #77d797d1
 async def _run_job(state: ServerState, job_id: str, body: dict):
+    "Run job `job_id`, then free its place in the callback pool (taken when it was accepted)."
+    try: await _answer_job(state, job_id, body)
+    finally:
+        if state.async_callback: state.callback_pool.release()
+
+async def _answer_job(state: ServerState, job_id: str, body: dict):
     "Answer the async query `body` of job `job_id` after `async_delay`, and POST the outcome to its callback."
     cb = body.get('callback') if state.async_callback and isinstance(body.get('callback'), str) else None
     if cb and state.async_interim: await post_callback(state, job_id, cb, _bare_response('Running', 'working on it'))
@@ -998,6 +1100,8 @@ def _add_async_routes(app, state: ServerState, body_of):
         body, key = await body_of(request, 'async')
         await _check_callback(state, body['callback'])
         if (r := await _refused(state, body, key)) is not None: return r
+        if state.async_callback and not state.callback_pool.reserve():       # refused now, never dropped later
+            return JSONResponse({'detail': 'too many callbacks pending, retry later'}, 503, {'Retry-After': '1'})
         job_id = uuid.uuid4().hex[:12]
         state.jobs[job_id] = {'status': 'Running', 'description': 'queued', 'response': None, 'created': time.time()}
         asyncio.get_running_loop().create_task(_run_job(state, job_id, body))
@@ -1101,7 +1205,8 @@ def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header
     import uvicorn
     state.stopping = asyncio.Event()            # fresh for this server's event loop
     return uvicorn.Config(make_app(state), host=host, port=port, http=_guarded_h11(state, header_timeout),
-                          timeout_keep_alive=5, timeout_graceful_shutdown=3, log_level='warning', lifespan='off',
+                          limit_concurrency=state.max_connections, timeout_keep_alive=5,
+                          timeout_graceful_shutdown=3, log_level='warning', lifespan='off',
                           access_log=False)
 
 def serve(state: ServerState, host: str='127.0.0.1', port: int=8000):
