@@ -14,7 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 from fastcore.basics import patch
 
-from ..core import DataError, Registry, get_logger, seed_everything
+from ..core import DataError, Registry, get_logger, progress, seed_everything
 from ..results import MetricResult, aggregate_results
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method,
     metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, silhouette_samples)
@@ -493,14 +493,19 @@ def _task_names(task_names: Sequence[str]|None, batch_key: str|None) -> list[str
 
 # %% ../../nbs/21_cells.tasks.ipynb #03db894c
 def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, batch_key: str|None,
-               baseline: Sequence[str], seed: int, extras: bool) -> list[dict]:
-    "Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline)."
+               baseline: Sequence[str], seed: int, extras: bool, bar=None) -> list[dict]:
+    "Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); a `bar` step each."
     task = make_task(name, label_key, batch_key, seed, extras)
     run_models = list(models)
     if name == 'label_prediction' and 'expression' in baseline:
         task.set_baseline(data)
         run_models.append(EXPRESSION_BASELINE)
-    return [{'task': name, 'model': m, **r.to_dict()} for m, res in task.run(data, run_models).items() for r in res]
+    rows = []
+    for m in run_models:                                         # one model at a time: a progress step each
+        if bar is not None: bar.set_postfix_str(f"{name} on {m}", refresh=False)
+        rows += [{'task': name, 'model': m, **r.to_dict()} for r in task.run(data, [m])[m]]
+        if bar is not None: bar.update(1)
+    return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #70957e7f
 def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
@@ -516,8 +521,10 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch
     if 'pca' in baseline:
         BaseTask(random_seed=seed).set_baseline(data)
         models.append(BASELINE)
-    for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key, baseline=baseline,
-                                       seed=seed, extras=extras)
+    steps = len(names) * len(models) + ('label_prediction' in names and 'expression' in baseline)
+    with progress(total=steps, desc='cells run', unit='task') as bar:     # a line per task × embedding off a terminal
+        for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key,
+                                           baseline=baseline, seed=seed, extras=extras, bar=bar)
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
