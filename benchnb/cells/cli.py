@@ -17,7 +17,7 @@ from ..runs import check_seed, write_json
 
 # %% auto #0
 __all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'scib_cmd', 'list_cmd']
+           'scib_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -257,11 +257,30 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
             typer.echo(f"{n}\t{','.join(sorted(e.tags))}\t{e.meta['description']}")
     else: raise DataError("list what? 'tasks' or 'metrics'", field='what', value=what)
 
+# %% ../../nbs/29_cells.cli.ipynb #4913d4df
+def warmup() -> None:
+    "Compile and cache the cells kernels (kNN passes in fp64 and fp32, label sums, LISI, the UMAP graph)."
+    from benchnb.cells.neighbors import _knn_cpu, _knn_label_pass
+    from benchnb.cells.silhouette import _label_distance_sums_cpu
+    from benchnb.cells.lisi import _lisi_rows_numba
+    from benchnb.cells.graph import _smooth_knn_dist, _membership_strengths
+    X, codes = np.random.default_rng(0).standard_normal((64, 4)), np.arange(64, dtype=np.int64) % 3
+    for dt in (np.float64, np.float32):
+        for rows in (64, 32):                                    # the symmetric pass, the row-block pass
+            _knn_cpu(X, 5, dt, rows, 64); _knn_label_pass(X, 5, codes, 3, dt, rows, 64)
+        _label_distance_sums_cpu(X, codes, 3, dt, 32)
+    nb = _knn_cpu(X, 10, np.float64, 64, 64)
+    _lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
+                     tol=1e-5, max_tries=50, out=np.empty((2, 64)))
+    d = np.ascontiguousarray(nb.distances, dtype=np.float32)
+    _membership_strengths(nb.indices, d, *_smooth_knn_dist(d, 10.0, local_connectivity=1.0))
+
 # %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
 _FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."
 _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs random embedding, UMAPs, "
                 "perturbation demo")
 _DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
          'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
-register_family('cells', _FAMILY_HELP, cli=cli, adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard'))
+register_family('cells', _FAMILY_HELP, cli=cli, adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard'),
+                warmup=warmup)
 register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)
