@@ -17,8 +17,8 @@ from tqdm import tqdm
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
            'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
-           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress',
-           'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
+           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
+           'progress', 'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
            'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
@@ -151,6 +151,13 @@ def progress_mode() -> str:
     except (AttributeError, ValueError): tty = False
     return 'bar' if tty else 'lines'
 
+# %% ../nbs/00_core.ipynb #074ccf3c
+def plural(unit: str, n: int|None) -> str:
+    "`unit` for a count of `n` (None: plural): unit, units, queries, batches; 'it' and words ending in s unchanged."
+    if n == 1 or unit == 'it' or unit.endswith('s'): return unit
+    if unit.endswith(('x', 'ch', 'sh')): return unit + 'es'
+    return unit[:-1] + 'ies' if unit.endswith('y') and unit[-2:-1] not in tuple('aeiou') else unit + 's'
+
 # %% ../nbs/00_core.ipynb #10ba4660
 class StageLines(tqdm):
     ("A tqdm without a bar: a line on stderr when the stage starts, one at least every `every` seconds while it runs "
@@ -164,7 +171,7 @@ class StageLines(tqdm):
         self.stage, self.unit, self.count, self.every, self.clock = desc or 'working', unit, 0, every, clock
         self.t0, self.ended, self._lock = clock(), False, threading.Lock()
         self.last = self.t0
-        self.say(f"0/{total if total is not None else '?'} {unit} ...")
+        self.say(f"0/{total if total is not None else '?'} {plural(unit, total)} ...")
         StageLines.open_stages.add(self)
         if heartbeat:
             threading.Thread(target=_beat, args=(weakref.ref(self),), daemon=True, name='benchnb-progress').start()
@@ -174,7 +181,7 @@ class StageLines(tqdm):
             with lock:
                 if not self.ended:
                     self.ended, total = True, self.total if self.total is not None else '?'
-                    self.say(f"{self.count}/{total} {self.unit} in {self.clock() - self.t0:.1f} s")
+                    self.say(f"{self.count}/{total} {plural(self.unit, self.total)} in {self.clock() - self.t0:.1f} s")
         super().close()
 
 # %% ../nbs/00_core.ipynb #eb43931c
@@ -210,7 +217,8 @@ def status(self: StageLines, now: float) -> str:
     rate = self.count / el
     eta = f", ETA {_duration((self.total - self.count) / rate)}" if self.total and rate > 0 else ''
     now_doing = f" ({self.postfix})" if getattr(self, 'postfix', None) else ''
-    return f"{self.count}/{total} {self.unit}{now_doing}, {rate:.3g} {self.unit}/s{eta}, {_duration(el)} so far"
+    unit = plural(self.unit, self.total if self.total is not None else self.count)
+    return f"{self.count}/{total} {unit}{now_doing}, {rate:.3g} {plural(self.unit, 2)}/s{eta}, {_duration(el)} so far"
 
 @patch
 def tick(self: StageLines) -> None:
