@@ -198,3 +198,15 @@ def test_first_run_compiles_nothing_on_small_inputs(h5ad, tmp_path):
         assert r.returncode == 0, r.stderr[-2000:]
     compiled = [p.name for p in cache.rglob('*.nbi') if 'benchnb' in str(p)]
     assert compiled == [], compiled
+
+
+def test_run_pca_baseline_from_raw_on_scanpys_own_file(tmp_path):
+    "scanpy's pbmc68k_reduced as shipped (X scaled, counts only in .raw as log1p): --use-raw gives the PCA baseline."
+    p = tmp_path / 'pbmc68k_reduced.h5ad'; sc.datasets.pbmc68k_reduced().write_h5ad(p)
+    args = ['cells', 'run', p, '-e', 'X_pca', '-l', 'bulk_labels', '-t', 'embedding', '--baseline', 'pca']
+    r = _benchnb(*args)
+    assert r.returncode == 1 and 'raw non-negative counts; give --use-raw or --layer' in r.stderr, r.stderr
+    r = _benchnb(*args, '--use-raw')
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads(r.stdout)
+    assert {x['model'] for x in rows} == {'X_pca', 'baseline_pca'} and all(0 <= x['value'] <= 1 for x in rows)

@@ -90,13 +90,13 @@ def _aggregate_rows(agg) -> list[dict]:
 
 # %% ../../nbs/29_cells.cli.ipynb #828fe7d3
 def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str|None, bl: list[str],
-                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool) -> list[dict]:
+                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool, **baseline_from) -> list[dict]:
     "The JSON rows of `cells run`: one seed, several seeds, or their aggregate."
     from benchnb.cells.tasks import evaluate, evaluate_seeds
     if not seed_list: return evaluate(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None,
-                                      baseline=bl, seed=seed, extras=extras)
+                                      baseline=bl, seed=seed, extras=extras, **baseline_from)
     rows, agg = evaluate_seeds(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None, baseline=bl,
-                               seeds=seed_list, extras=extras)
+                               seeds=seed_list, extras=extras, **baseline_from)
     return _aggregate_rows(agg) if aggregate else rows
 
 # %% ../../nbs/29_cells.cli.ipynb #292e34ee
@@ -111,6 +111,9 @@ _R_TASKS = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks "
                         "(default: clustering,embedding,label_prediction[,batch_integration]).")
 _R_BASELINE = typer.Option(None, '--baseline',
                            help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated.")
+_R_LAYER = typer.Option(None, '--layer', help="The PCA baseline's counts from this layer (default: X).")
+_R_RAW = typer.Option(False, '--use-raw', help="The PCA baseline's counts from .raw (log1p values turned back with "
+                      "expm1, as scanpy's pbmc68k_reduced holds them).")
 
 # %% ../../nbs/29_cells.cli.ipynb #f3710f6f
 _R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA).")
@@ -150,7 +153,7 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
             batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
             seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
             extras: bool = _R_EXTRAS, knn_method: str = KnnOpt, out: Optional[Path] = _R_OUT,
-            device: str = DeviceOpt):
+            device: str = DeviceOpt, layer: Optional[str] = _R_LAYER, use_raw: bool = _R_RAW):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter()
     stage(f"reading {adata}")
@@ -161,10 +164,10 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
-                        aggregate=aggregate, extras=extras)
+                        aggregate=aggregate, extras=extras, baseline_layer=layer, use_raw=use_raw)
     args = {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch, 'tasks': tasks,
             'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method,
-            'device': device}
+            'device': device, 'layer': layer, 'use_raw': use_raw}
     if out: write_json(out, results_file(rows, args))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
