@@ -95,3 +95,31 @@ def test_only_commands_that_keep_work_promise_a_resume(tmp_path, monkeypatch):
         err = io.StringIO()
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()): code = main(list(map(str, args)))
         assert (code, err.getvalue().splitlines()[-1]) == (130, 'benchnb: interrupted'), (args, err.getvalue())
+
+
+def test_results_leaderboard_names_the_datasets_it_has(tmp_path):
+    "`results leaderboard --dataset lung` with results for lung.h5ad: one line naming the datasets and the closest."
+    import contextlib, io
+    from benchnb.cli import main
+    from benchnb.resultsdb.db import ResultsDB
+    with ResultsDB(tmp_path/'db') as db:
+        db.begin_run('r1', {})
+        for ds in ('lung.h5ad', 'pbmc.h5ad'):
+            db.record_unit('r1', {'unit_id': f'u-{ds}', 'family': 'cells', 'dataset': ds, 'model': 'X_pca', 'task': 'clustering'},
+                           [{'metric': 'adjusted_rand_index', 'value': 0.5}])
+        db.finish_run('r1', 'done')
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(['results', 'leaderboard', str(tmp_path/'db'), '-f', 'cells', '--dataset', 'lung'])
+    assert code == 1, err.getvalue()
+    assert "datasets: lung.h5ad, pbmc.h5ad" in err.getvalue() and "did you mean 'lung.h5ad'?" in err.getvalue(), err.getvalue()
+    with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
+        assert main(['results', 'leaderboard', str(tmp_path/'db'), '-f', 'cells', '--dataset', 'lung.h5ad']) == 0
+
+
+def test_make_install_compiles_the_kernels_ahead():
+    "The install recipe runs `benchnb warmup` before it stamps the venv installed."
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1]/'Makefile').read_text()
+    recipe = text.split('$(STAMP): settings.ini setup.py', 1)[1].split('\ninstall:', 1)[0]
+    assert recipe.index('$(BIN)/benchnb warmup') < recipe.index('touch $(STAMP)')
