@@ -123,3 +123,15 @@ def test_make_install_compiles_the_kernels_ahead():
     text = (Path(__file__).resolve().parents[1]/'Makefile').read_text()
     recipe = text.split('$(STAMP): settings.ini setup.py', 1)[1].split('\ninstall:', 1)[0]
     assert recipe.index('$(BIN)/benchnb warmup') < recipe.index('touch $(STAMP)')
+
+
+def test_offline_normalizer_error_is_whole(tmp_path):
+    "No reply from Node Normalizer: the error names the host and the whole cause (not cut mid-exception) and the way out."
+    import pytest
+    from benchnb.core import RunError
+    from benchnb.translator.client import NodeNormClient, RetryPolicy
+    c = NodeNormClient(url='http://127.0.0.1:9/get_normalized_nodes', cache_dir=tmp_path, policy=RetryPolicy(retries=1, sleep=lambda s: None))
+    with pytest.raises(RunError) as e: c.get(['CHEBI:15365'])
+    msg = str(e.value)
+    assert '127.0.0.1:9' in msg and 'Connection refused' in msg and ' object at 0x' not in msg, msg
+    assert msg.endswith("(use --no-normalize or --normalizer FILE to evaluate offline)"), msg
