@@ -135,3 +135,12 @@ def test_offline_normalizer_error_is_whole(tmp_path):
     msg = str(e.value)
     assert '127.0.0.1:9' in msg and 'Connection refused' in msg and ' object at 0x' not in msg, msg
     assert msg.endswith("(use --no-normalize or --normalizer FILE to evaluate offline)"), msg
+
+
+def test_tests_list_leaves_out_empty_suites(benchnb_exe):
+    "`translator tests list` lists suites that have cases; an empty one (DrugCentral_subset ships empty) is named on stderr."
+    r = run(benchnb_exe, 'translator', 'tests', 'list')
+    assert r.returncode == 0, r.stderr
+    rows = [l.split() for l in r.stdout.splitlines()[1:]]
+    assert rows and all(int(x[1]) > 0 for x in rows), r.stdout
+    assert 'DrugCentral_subset' not in r.stdout and 'without test cases not listed: DrugCentral_subset' in r.stderr

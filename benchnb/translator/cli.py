@@ -431,11 +431,14 @@ def _suite_row(sid: str, suite) -> dict:
 # %% ../../nbs/19_translator.cli.ipynb #b1098927
 @tests_cli.command('list')
 def tests_list_cmd(tests: Optional[Path] = TestsOpt):
-    "List the test suites with their case and asset counts."
+    "List the test suites with their case and asset counts (suites without cases are named on stderr, not listed)."
     import pandas as pd
     from benchnb.translator.acceptance import load_suites
-    df = pd.DataFrame([_suite_row(sid, s) for sid, s in load_suites(tests).items()])
-    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
+    suites = load_suites(tests)
+    df = pd.DataFrame([_suite_row(sid, s) for sid, s in suites.items() if s.cases])
+    if len(df): typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
+    if empty := [sid for sid, s in suites.items() if not s.cases]:
+        typer.echo(f"benchnb: {len(empty)} suite(s) without test cases not listed: {', '.join(empty)}", err=True)
 
 # %% ../../nbs/19_translator.cli.ipynb #ade11d76
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
