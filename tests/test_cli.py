@@ -144,3 +144,17 @@ def test_tests_list_leaves_out_empty_suites(benchnb_exe):
     rows = [l.split() for l in r.stdout.splitlines()[1:]]
     assert rows and all(int(x[1]) > 0 for x in rows), r.stdout
     assert 'DrugCentral_subset' not in r.stdout and 'without test cases not listed: DrugCentral_subset' in r.stderr
+
+
+def test_sweep_validate_catches_a_missing_obsm_key_and_suggests_task_names(tmp_path):
+    "`sweep validate`: a model that is no obsm key of its dataset, and a misspelt task with the closest name."
+    import contextlib, io
+    from benchnb.cli import main
+    p = tmp_path/'plan.yaml'
+    p.write_text("units:\n  - family: cells\n    dataset: pbmc68k_reduced\n    model: X_scvi\n    task: clusterin\n"
+                 "    options: {labels: bulk_labels}\n")
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err): code = main(['sweep', 'validate', str(p)])
+    text = out.getvalue() + err.getvalue()
+    assert code != 0, text
+    assert "no such obsm key in pbmc68k_reduced (has: X_pca, X_umap)" in text and "did you mean 'clustering'?" in text, text
