@@ -303,8 +303,9 @@ def fold_scores(clf, X, y, train, test, binary: bool) -> dict:
         m = clone(clf).fit(X[train], y[train])
         pred, proba = m.predict(X[test]), m.predict_proba(X[test])
         avg, yt = 'binary' if binary else 'macro', y[test]
-        out = {'accuracy': accuracy_score(yt, pred), 'f1': f1_score(yt, pred, average=avg),
-               'precision': precision_score(yt, pred, average=avg), 'recall': recall_score(yt, pred, average=avg)}
+        z = {'average': avg, 'zero_division': 0}          # the value sklearn's default gives, without its warning
+        out = {'accuracy': accuracy_score(yt, pred), 'f1': f1_score(yt, pred, **z),
+               'precision': precision_score(yt, pred, **z), 'recall': recall_score(yt, pred, **z)}
         if binary: out['auroc'] = roc_auc_score(yt, proba[:, 1])
         else: out['auroc'] = roc_auc_score(yt, proba, average='macro', multi_class='ovr')
         return out
@@ -317,7 +318,8 @@ def run_fold_jobs(jobs: Sequence[tuple], n_jobs: int|None=-1) -> list:
     from threadpoolctl import threadpool_limits
     out = {k: f(clf.set_params(rf__n_jobs=n_jobs)) for k, (name, clf, f) in enumerate(jobs) if name == 'rf'}
     rest = [k for k, (name, *_) in enumerate(jobs) if name != 'rf']
-    with threadpool_limits(1, user_api='blas'):      # the folds are the parallelism: no BLAS threads on top of them
+    with threadpool_limits(1, user_api='blas'), warnings.catch_warnings():   # the folds are the parallelism
+        warnings.simplefilter('ignore')    # set here, in the calling thread: a filter set inside a worker thread races
         done = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)
     out.update(zip(rest, done))
     return [out[k] for k in range(len(jobs))]
