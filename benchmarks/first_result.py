@@ -30,15 +30,18 @@ def cold_warm(cmd: list[str], cache_root: Path) -> dict:
     return {'cold': timed_run(cmd, env), 'warm': timed_run(cmd, env)}
 
 
-def markdown(rows: dict[str, dict], load: str) -> str:
-    "The results table: one row per command, cold and warm wall/CPU seconds and the cold − warm gap."
-    lines = [f"Load average at the start (1/5/15 min): {load}.", '',
-             '| command | cold wall s | warm wall s | cold − warm s | cold CPU s | warm CPU s | goal (≤ 3 s) |',
-             '|---|---:|---:|---:|---:|---:|---|']
+def markdown(rows: dict[str, dict], load: str, cores: int|None=None) -> str:
+    ("The results table: per command, cold and warm wall/CPU seconds and their gaps. The goal (gap ≤ 3 s) is judged "
+     "on wall time, or on CPU time when the 1-minute load exceeds the cores (wall time then measures the neighbours).")
+    busy = cores is not None and float(load.split()[0]) > cores
+    lines = [f"Load average at the start (1/5/15 min): {load}{' — busier than the cores: goal judged on CPU s' if busy else ''}.",
+             '', '| command | cold wall s | warm wall s | cold − warm wall s | cold CPU s | warm CPU s | cold − warm CPU s '
+             '| goal (≤ 3 s) |', '|---|---:|---:|---:|---:|---:|---:|---|']
     for name, r in rows.items():
-        gap = r['cold']['wall'] - r['warm']['wall']
+        gap, cgap = r['cold']['wall'] - r['warm']['wall'], r['cold']['cpu'] - r['warm']['cpu']
         lines.append(f"| `{name}` | {r['cold']['wall']:.1f} | {r['warm']['wall']:.1f} | {gap:+.1f} | "
-                     f"{r['cold']['cpu']:.1f} | {r['warm']['cpu']:.1f} | {'met' if gap <= 3 else 'missed'} |")
+                     f"{r['cold']['cpu']:.1f} | {r['warm']['cpu']:.1f} | {cgap:+.1f} | "
+                     f"{'met' if (cgap if busy else gap) <= 3 else 'missed'} |")
     return '\n'.join(lines)
 
 
@@ -75,6 +78,6 @@ if __name__ == '__main__':
     tmp = Path(tempfile.mkdtemp(prefix='first-result-'))
     load = ' '.join(f"{x:.2f}" for x in os.getloadavg())
     rows = {name: cold_warm(cmd, tmp) for name, cmd in commands(pbmc(tmp), tmp).items()}
-    text = markdown(rows, load) + f"\n\n{os.cpu_count()} cores; `python benchmarks/first_result.py`."
+    text = markdown(rows, load, os.cpu_count()) + f"\n\n{os.cpu_count()} cores; `python benchmarks/first_result.py`."
     print(text)
     write_section(text)

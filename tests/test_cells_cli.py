@@ -180,7 +180,9 @@ def test_first_result_benchmark_logic(tmp_path):
     assert set(r) == {'cold', 'warm'} and r['cold']['wall'] > 0 and r['warm']['cpu'] >= 0
     md = fr.markdown({'x': {'cold': {'wall': 5.0, 'cpu': 4.0}, 'warm': {'wall': 1.0, 'cpu': 1.0}},
                       'y': {'cold': {'wall': 3.0, 'cpu': 2.0}, 'warm': {'wall': 1.5, 'cpu': 1.0}}}, '1.00 1.00 1.00')
-    assert '| `x` | 5.0 | 1.0 | +4.0 | 4.0 | 1.0 | missed |' in md and '| `y` | 3.0 | 1.5 | +1.5 | 2.0 | 1.0 | met |' in md
+    assert '| `x` | 5.0 | 1.0 | +4.0 | 4.0 | 1.0 | +3.0 | missed |' in md and '| `y` | 3.0 | 1.5 | +1.5 | 2.0 | 1.0 | +1.0 | met |' in md
+    busy = fr.markdown({'x': {'cold': {'wall': 9.0, 'cpu': 4.0}, 'warm': {'wall': 1.0, 'cpu': 2.0}}}, '16.0 15.0 14.0', cores=2)
+    assert 'goal judged on CPU s' in busy and '| +8.0 | 4.0 | 2.0 | +2.0 | met |' in busy     # 16 > 2 cores: CPU gap
     p = tmp_path / 'RESULTS.md'; p.write_text('# results\n')
     fr.write_section('first table', p); fr.write_section('second table', p)
     text = p.read_text()
