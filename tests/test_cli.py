@@ -1,5 +1,5 @@
 "The installed `benchnb` command, as a user runs it."
-import subprocess
+import json, subprocess
 
 def run(exe, *args):
     return subprocess.run([exe, *args], capture_output=True, text=True, timeout=300)
@@ -158,3 +158,28 @@ def test_sweep_validate_catches_a_missing_obsm_key_and_suggests_task_names(tmp_p
     text = out.getvalue() + err.getvalue()
     assert code != 0, text
     assert "no such obsm key in pbmc68k_reduced (has: X_pca, X_umap)" in text and "did you mean 'clustering'?" in text, text
+
+
+def test_translator_report_takes_name_url_targets_and_runs_the_suites_on_them(tmp_path, monkeypatch):
+    "The Translator report: `NAME=URL` targets as every command takes them, and the acceptance suites against them."
+    import pandas as pd
+    from benchnb.core import load_plugins
+    from benchnb.report import run_report
+    from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
+    from benchnb.translator.server import ReferenceServer, demo_kg
+    load_plugins()
+    fetch_srv = ReferenceServer(demo_kg()).start()
+    suite_srv = ReferenceServer(acceptance_demo_kg(load_suites(ids=['sprint_4_tests']).values(), 0, 0.9)).start()
+    try:
+        params = {'benchmarks': ['DrugCentral_subset'], 'targets': [f"mine={fetch_srv.url}/query"], 'k': 5, 'serve_local': False,
+                  'acceptance_suites': ['sprint_4_tests'], 'acceptance_targets': [f"mysuite={suite_srv.url}/query"],
+                  'acceptance_runs': 1}
+        monkeypatch.chdir(tmp_path)
+        res = run_report('translator', params, tmp_path)
+    finally:
+        fetch_srv.stop(); suite_srv.stop()
+    assert res.status == 'ok', res
+    files = tmp_path/'translator_files'
+    assert list(pd.read_csv(files/'summary.csv')['target']) == ['mine']
+    verdicts = [json.loads(l) for l in (files/'acceptance_verdicts.jsonl').read_text().splitlines()]
+    assert verdicts and {v['target'] for v in verdicts} == {'mysuite'}
