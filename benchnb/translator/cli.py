@@ -538,7 +538,8 @@ def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, resu
     runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency,
                             policy=_policy(timeout, connect_timeout, retries, backoff), run_id=run_id, new=new,
                             retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None)
+                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None,
+                            stop_if_down=True)     # as fetch: 5 queries in a row blaming the target stop it
     _report_verdicts(runs, rows, out, matrix)
     _fail_if_none_answered(runs, len(tmap), out)
 
