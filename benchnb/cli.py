@@ -19,7 +19,7 @@ from .report import ReportError, parse_parameters, reports, run_demo, run_report
 from .runs import Terminated, os_error_line, sigterm_as_interrupt, sigterm_seen
 
 # %% auto #0
-__all__ = ['EXIT_TERMINATED', 'build_app', 'main', 'entry']
+__all__ = ['EXIT_TERMINATED', 'warmup_cmd', 'build_app', 'main', 'entry']
 
 # %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
@@ -55,7 +55,7 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     if failure: raise typer.Exit(EXIT_FAILURES)                    # some reports made: exit 3
 
 # %% ../nbs/09_cli.ipynb #67587e4c
-def _warmup(family: List[str] = typer.Option([], '--family', '-f', help="Only these families (default: all).")):
+def warmup_cmd(family: List[str] = typer.Option([], '--family', '-f', help="Only these families (default: all).")):
     "Compile and cache every family's kernels now, so that first runs do not pay for compiling."
     for name in family or families.names():
         fam = families[name]
@@ -110,7 +110,7 @@ def build_app(only: str|None=None) -> typer.Typer:
     app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
     app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
     app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
-    app.command('warmup', epilog="Example: benchnb warmup --family cells")(_warmup)
+    app.command('warmup', epilog="Example: benchnb warmup --family cells")(warmup_cmd)
     _mount_families(app, only)
     return app
 

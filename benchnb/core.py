@@ -207,7 +207,8 @@ def __iter__(self: StageLines):
 def _duration(s: float) -> str:
     "`s` seconds for a person: '45 s', '3 min 20 s', '2 h 05 min'."
     s = int(round(s))
-    return f"{s} s" if s < 60 else f"{s // 60} min {s % 60:02d} s" if s < 3600 else f"{s // 3600} h {s % 3600 // 60:02d} min"
+    if s < 60: return f"{s} s"
+    return f"{s // 60} min {s % 60:02d} s" if s < 3600 else f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 # %% ../nbs/00_core.ipynb #ebbd30a0
 @patch

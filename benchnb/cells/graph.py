@@ -183,7 +183,8 @@ def umap_connectivities(nbrs: Neighbors) -> sp.csr_matrix:
     small = nbrs.n <= _NUMPY_MAX_CELLS                            # numpy: nothing to compile for small inputs
     sigmas, rhos = (_smooth_knn_dist_numpy(dists, float(nbrs.k)) if small else
                     _smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0))
-    rows, cols, vals = (_membership_strengths_numpy if small else _membership_strengths)(nbrs.indices, dists, sigmas, rhos)
+    strengths = _membership_strengths_numpy if small else _membership_strengths
+    rows, cols, vals = strengths(nbrs.indices, dists, sigmas, rhos)
     W = sp.coo_matrix((vals, (rows, cols)), shape=(nbrs.n, nbrs.n))
     W.eliminate_zeros()
     Wt = W.transpose()

@@ -14,7 +14,8 @@ import pandas as pd
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
 from .neighbors import (Neighbors, _add_into, _auto_dtype, _check_k, _device, _finish_all,
-                                     _knn_label_pass, _knn_numpy, _label_runs, _n_candidates, _small, _row_distances, _run_sum,
+                                     _knn_label_pass, _knn_numpy, _label_runs, _n_candidates,
+                                     _small, _row_distances, _run_sum,
                                      _torch_centred)
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
@@ -123,7 +124,7 @@ def silhouette_samples(X: Any, labels: Any, dtype=None, device: str='cpu') -> np
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #800f53a5
 def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=1024) -> tuple[Neighbors, np.ndarray]:
-    "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (CPU; numpy when `_small`)."
+    "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (numpy when small)."
     X = as_embedding(X)
     n = len(X)
     _check_k(k, n)

@@ -501,7 +501,8 @@ def _task_names(task_names: Sequence[str]|None, batch_key: str|None) -> list[str
 # %% ../../nbs/21_cells.tasks.ipynb #03db894c
 def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, batch_key: str|None,
                baseline: Sequence[str], seed: int, extras: bool, bar=None) -> list[dict]:
-    "Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); a `bar` step each."
+    ("Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); "
+     "a `bar` step per model.")
     task = make_task(name, label_key, batch_key, seed, extras)
     run_models = list(models)
     if name == 'label_prediction' and 'expression' in baseline:
@@ -539,7 +540,8 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch
 def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
                    task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seeds: Sequence[int]=(42,),
                    extras: bool=False, **baseline_from) -> tuple[list[dict], pd.DataFrame]:
-    "Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params); `baseline_from`: `evaluate`'s baseline_layer, use_raw."
+    ("Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params); "
+     "`baseline_from`: `evaluate`'s baseline_layer, use_raw.")
     rows = [{**r, 'seed': s} for s in seeds
             for r in evaluate(data, embeddings, label_key, batch_key=batch_key, task_names=task_names,
                               baseline=baseline, seed=s, extras=extras, **baseline_from)]
