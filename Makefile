@@ -20,9 +20,11 @@ $(STAMP): settings.ini setup.py
 	$(PY) -m pip install -q -e ".[all]"
 	$(PY) -m pip check
 	$(PY) -m ipykernel install --sys-prefix --name benchnb --display-name "Python (benchnb)" >/dev/null
+	@echo "== compiling the numba kernels ahead (benchnb warmup: a minute or two, once), so first runs compile nothing"
+	$(BIN)/benchnb warmup
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv with benchnb[all] and register the `benchnb` Jupyter kernel (idempotent)
+install: $(STAMP)  ## create .venv with benchnb[all], register the `benchnb` Jupyter kernel, compile the kernels (idempotent)
 
 lab: install  ## open JupyterLab on nbs/ with the `benchnb` kernel (Run All works on a CPU-only, offline machine)
 	$(BIN)/jupyter lab --ServerApp.root_dir=nbs --MappingKernelManager.default_kernel_name=benchnb $$([ "$$(id -u)" = 0 ] && echo --allow-root)

@@ -4,7 +4,7 @@
 
 # %% ../nbs/09_cli.ipynb #9b162e9f
 from __future__ import annotations
-import atexit, functools, os, re, signal, sys, threading, traceback
+import atexit, functools, os, re, signal, sys, threading, time, traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional, get_args, get_origin
@@ -19,7 +19,7 @@ from .report import ReportError, parse_parameters, reports, run_demo, run_report
 from .runs import Terminated, os_error_line, sigterm_as_interrupt, sigterm_seen
 
 # %% auto #0
-__all__ = ['EXIT_TERMINATED', 'build_app', 'main', 'entry']
+__all__ = ['EXIT_TERMINATED', 'warmup_cmd', 'build_app', 'main', 'entry']
 
 # %% ../nbs/09_cli.ipynb #d00a4e30
 def _version(): typer.echo(f"benchnb {benchnb.__version__}")
@@ -53,6 +53,18 @@ def _demo(out: Path = typer.Option(Path('reports/out'), '--out', '-o', help="Fol
     typer.echo(f"index: {Path(out).resolve()/'index.html'}")
     if failure: _say(f"error: {failure}")
     if failure: raise typer.Exit(EXIT_FAILURES)                    # some reports made: exit 3
+
+# %% ../nbs/09_cli.ipynb #67587e4c
+def warmup_cmd(family: List[str] = typer.Option([], '--family', '-f', help="Only these families (default: all).")):
+    "Compile and cache every family's kernels now, so that first runs do not pay for compiling."
+    for name in family or families.names():
+        fam = families[name]
+        if fam.warmup is None:
+            if family: typer.echo(f"{name}: nothing to compile")
+            continue
+        t = time.perf_counter()
+        fam.warmup()
+        typer.echo(f"{name}: kernels compiled and cached in {time.perf_counter() - t:.1f} s")
 
 # %% ../nbs/09_cli.ipynb #b7c2ecfb
 _ENV_HELP = ("\b\nEnvironment:\n"
@@ -98,6 +110,7 @@ def build_app(only: str|None=None) -> typer.Typer:
     app.command('version', help="Print the benchnb version.", epilog="Example: benchnb version")(_version)
     app.command('report', epilog="Example: benchnb report translator -p k=5 -o reports/out")(_report)
     app.command('demo', epilog="Example: benchnb demo --only cells -o reports/out")(_demo)
+    app.command('warmup', epilog="Example: benchnb warmup --family cells")(warmup_cmd)
     _mount_families(app, only)
     return app
 

@@ -4,7 +4,7 @@
 
 # %% ../nbs/00_core.ipynb #bd8a75cc
 from __future__ import annotations
-import contextlib, difflib, importlib, importlib.util, logging, os, pkgutil, random, sys, time
+import contextlib, difflib, importlib, importlib.util, logging, os, pkgutil, random, sys, threading, time, weakref
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -17,8 +17,8 @@ from tqdm import tqdm
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
            'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
-           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'StageLines', 'progress',
-           'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
+           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
+           'progress', 'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
            'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
@@ -151,20 +151,37 @@ def progress_mode() -> str:
     except (AttributeError, ValueError): tty = False
     return 'bar' if tty else 'lines'
 
+# %% ../nbs/00_core.ipynb #074ccf3c
+def plural(unit: str, n: int|None) -> str:
+    "`unit` for a count of `n` (None: plural): unit, units, queries, batches; 'it' and words ending in s unchanged."
+    if n == 1 or unit == 'it' or unit.endswith('s'): return unit
+    if unit.endswith(('x', 'ch', 'sh')): return unit + 'es'
+    return unit[:-1] + 'ies' if unit.endswith('y') and unit[-2:-1] not in tuple('aeiou') else unit + 's'
+
 # %% ../nbs/00_core.ipynb #10ba4660
 class StageLines(tqdm):
-    "A tqdm without a bar: one line on stderr when the stage starts, one when it ends."
-    def __init__(self, iterable=None, desc: str='', total: int|None=None, unit: str='it', **kwargs):
+    ("A tqdm without a bar: a line on stderr when the stage starts, one at least every `every` seconds while it runs "
+     "(done/total, rate, ETA), one when it ends. `clock` is injectable; `heartbeat` ticks from a thread.")
+    open_stages = weakref.WeakSet()                  # for `close_progress` (a disabled tqdm is not in tqdm's own list)
+
+    def __init__(self, iterable=None, desc: str='', total: int|None=None, unit: str='it', every: float=30.0,
+                 clock: Callable[[], float]=time.monotonic, heartbeat: bool=True, **kwargs):
         if total is None and hasattr(iterable, '__len__'): total = len(iterable)
         super().__init__(iterable, desc=desc, total=total, unit=unit, **{**kwargs, 'disable': True})
-        self.stage, self.unit, self.count = desc or 'working', unit, 0
-        self.t0, self.ended = time.perf_counter(), False
-        self.say(f"0/{total if total is not None else '?'} {unit} ...")
+        self.stage, self.unit, self.count, self.every, self.clock = desc or 'working', unit, 0, every, clock
+        self.t0, self.ended, self._lock = clock(), False, threading.Lock()
+        self.last = self.t0
+        self.say(f"0/{total if total is not None else '?'} {plural(unit, total)} ...")
+        StageLines.open_stages.add(self)
+        if heartbeat:
+            threading.Thread(target=_beat, args=(weakref.ref(self),), daemon=True, name='benchnb-progress').start()
 
     def close(self):
-        if not getattr(self, 'ended', True):
-            self.ended, total = True, self.total if self.total is not None else '?'
-            self.say(f"{self.count}/{total} {self.unit} in {time.perf_counter() - self.t0:.1f} s")
+        if (lock := getattr(self, '_lock', None)) is not None:      # None: __init__ did not finish
+            with lock:
+                if not self.ended:
+                    self.ended, total = True, self.total if self.total is not None else '?'
+                    self.say(f"{self.count}/{total} {plural(self.unit, self.total)} in {self.clock() - self.t0:.1f} s")
         super().close()
 
 # %% ../nbs/00_core.ipynb #eb43931c
@@ -173,7 +190,9 @@ def say(self: StageLines, what: str): print(f"benchnb: {self.stage}: {what}", fi
 
 # %% ../nbs/00_core.ipynb #3d5cf10a
 @patch
-def update(self: StageLines, n: int=1): self.count += n
+def update(self: StageLines, n: int=1):
+    self.count += n
+    self.tick()
 
 # %% ../nbs/00_core.ipynb #545f2e25
 @patch
@@ -181,7 +200,42 @@ def __iter__(self: StageLines):
     for x in self.iterable:
         yield x
         self.count += 1
+        self.tick()
     self.close()
+
+# %% ../nbs/00_core.ipynb #6d74378a
+def _duration(s: float) -> str:
+    "`s` seconds for a person: '45 s', '3 min 20 s', '2 h 05 min'."
+    s = int(round(s))
+    if s < 60: return f"{s} s"
+    return f"{s // 60} min {s % 60:02d} s" if s < 3600 else f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+# %% ../nbs/00_core.ipynb #ebbd30a0
+@patch
+def status(self: StageLines, now: float) -> str:
+    "`done/total unit`, the rate, the time left (ETA) and what is being done (the bar's postfix), at time `now`."
+    total, el = self.total if self.total is not None else '?', max(now - self.t0, 1e-9)
+    rate = self.count / el
+    eta = f", ETA {_duration((self.total - self.count) / rate)}" if self.total and rate > 0 else ''
+    now_doing = f" ({self.postfix})" if getattr(self, 'postfix', None) else ''
+    unit = plural(self.unit, self.total if self.total is not None else self.count)
+    return f"{self.count}/{total} {unit}{now_doing}, {rate:.3g} {plural(self.unit, 2)}/s{eta}, {_duration(el)} so far"
+
+@patch
+def tick(self: StageLines) -> None:
+    "Write the status line if `every` seconds have passed since the last line (and the stage has not ended)."
+    with self._lock:
+        now = self.clock()
+        if self.ended or now - self.last < self.every: return
+        self.last = now
+        self.say(self.status(now))
+
+def _beat(stage: weakref.ref) -> None:
+    "The heartbeat: tick the stage once a second until it ends or is gone (no strong reference kept)."
+    while (s := stage()) is not None and not s.ended and threading.main_thread().is_alive():
+        s.tick()
+        del s
+        time.sleep(1.0)
 
 # %% ../nbs/00_core.ipynb #f1643b1e
 def progress(iterable: Iterable|None=None, desc: str='', total: int|None=None, unit: str='it', **kwargs) -> tqdm:
@@ -193,7 +247,7 @@ def progress(iterable: Iterable|None=None, desc: str='', total: int|None=None, u
 # %% ../nbs/00_core.ipynb #7ef94d82
 def close_progress() -> None:
     "Close every open bar, so that a message printed next starts on a line of its own."
-    for bar in list(getattr(tqdm, '_instances', [])):
+    for bar in [*getattr(tqdm, '_instances', []), *StageLines.open_stages]:
         with contextlib.suppress(Exception): bar.close()
 
 # %% ../nbs/00_core.ipynb #76b3f5c4
@@ -211,17 +265,18 @@ class Family:
     importers: dict = field(default_factory=dict)             # name -> resultsdb.importers.Importer
     leaderboards: dict = field(default_factory=dict)          # name -> resultsdb.leaderboard.Leaderboard
     demo: Any = None                                          # demo(out_dir) -> result files to import
+    warmup: Any = None                                        # warmup() -> None: compile its kernels ahead
 
 FamilyInfo = Family   # its name before the contract
 
 # %% ../nbs/00_core.ipynb #45c4ff0e
 def register_family(name: str, description: str='', cli: Any=None, replace: bool=True, **contract) -> Family:
-    "Register a family (called from `benchnb.<family>.cli`); `contract`: adapters, leaderboard_options, demo."
+    "Register a family (called from `benchnb.<family>.cli`); `contract`: adapters, leaderboard_options, demo, warmup."
     fam, old = Family(name, description, cli, **contract), families._entries.get(name)
     families.register(name, fam, replace=replace)
     if old is not None:   # registered again (a reloaded module, a re-run notebook): keep what its adapters filled in
         for slot in ('unit_kinds', 'importers', 'leaderboards'): getattr(fam, slot).update(getattr(old.obj, slot))
-        fam.demo = fam.demo or old.obj.demo
+        fam.demo, fam.warmup = fam.demo or old.obj.demo, fam.warmup or old.obj.warmup
     return fam
 
 # %% ../nbs/00_core.ipynb #f20dc145

@@ -198,3 +198,50 @@ def test_scib_bad_plot_format_refused_before_any_metric(h5ad_two, tmp_path):
     assert r.returncode == 1 and 'internal error' not in r.stderr, r.stderr
     assert "field '--plot'" in r.stderr and "unknown image format 'jpgx'" in r.stderr, r.stderr
     assert 'scIB metrics' not in r.stderr and not (tmp_path/'s.csv').exists()   # no metric computed, nothing written
+
+
+def _first_result():
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'benchmarks'))
+    import first_result
+    return first_result
+
+
+def test_first_result_benchmark_logic(tmp_path):
+    "benchmarks/first_result.py: cold and warm runs share one fresh cache folder; its table and its section in RESULTS."
+    fr = _first_result()
+    r = fr.cold_warm([sys.executable, '-c', 'import os, pathlib; assert not any(pathlib.Path(os.environ["NUMBA_CACHE_DIR"]).iterdir())'], tmp_path)
+    assert set(r) == {'cold', 'warm'} and r['cold']['wall'] > 0 and r['warm']['cpu'] >= 0
+    md = fr.markdown({'x': {'cold': {'wall': 5.0, 'cpu': 4.0}, 'warm': {'wall': 1.0, 'cpu': 1.0}},
+                      'y': {'cold': {'wall': 3.0, 'cpu': 2.0}, 'warm': {'wall': 1.5, 'cpu': 1.0}}}, '1.00 1.00 1.00')
+    assert '| `x` | 5.0 | 1.0 | +4.0 | 4.0 | 1.0 | +3.0 | missed |' in md and '| `y` | 3.0 | 1.5 | +1.5 | 2.0 | 1.0 | +1.0 | met |' in md
+    busy = fr.markdown({'x': {'cold': {'wall': 9.0, 'cpu': 4.0}, 'warm': {'wall': 1.0, 'cpu': 2.0}}}, '16.0 15.0 14.0', cores=2)
+    assert 'goal judged on CPU s' in busy and '| +8.0 | 4.0 | 2.0 | +2.0 | met |' in busy     # 16 > 2 cores: CPU gap
+    p = tmp_path / 'RESULTS.md'; p.write_text('# results\n')
+    fr.write_section('first table', p); fr.write_section('second table', p)
+    text = p.read_text()
+    assert text.count(fr.BEGIN) == 1 and 'second table' in text and 'first table' not in text and text.startswith('# results')
+
+
+def test_first_run_compiles_nothing_on_small_inputs(h5ad, tmp_path):
+    "On an empty numba cache, `cells run` and `cells scib` on 700 cells compile (and so cache) no benchnb kernel."
+    cache = tmp_path / 'numba-cache'; cache.mkdir()
+    env = {**os.environ, 'NUMBA_CACHE_DIR': str(cache), 'BENCHNB_PROGRESS': '0', 'PYTHONPATH': str(Path(__file__).resolve().parents[1])}
+    main = 'import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))'
+    for args in (['cells', 'run', h5ad, '-e', 'X_pca', '-l', 'bulk_labels', '-b', 'phase', '-t', 'clustering,embedding,batch_integration'],
+                 ['cells', 'scib', h5ad, '-e', 'X_pca', '-l', 'bulk_labels', '-b', 'phase', '-o', tmp_path / 'scib.csv']):
+        r = subprocess.run([sys.executable, '-c', main, *map(str, args)], capture_output=True, text=True, env=env, timeout=600)
+        assert r.returncode == 0, r.stderr[-2000:]
+    compiled = [p.name for p in cache.rglob('*.nbi') if 'benchnb' in str(p)]
+    assert compiled == [], compiled
+
+
+def test_run_pca_baseline_from_raw_on_scanpys_own_file(tmp_path):
+    "scanpy's pbmc68k_reduced as shipped (X scaled, counts only in .raw as log1p): --use-raw gives the PCA baseline."
+    p = tmp_path / 'pbmc68k_reduced.h5ad'; sc.datasets.pbmc68k_reduced().write_h5ad(p)
+    args = ['cells', 'run', p, '-e', 'X_pca', '-l', 'bulk_labels', '-t', 'embedding', '--baseline', 'pca']
+    r = _benchnb(*args)
+    assert r.returncode == 1 and 'raw non-negative counts; give --use-raw or --layer' in r.stderr, r.stderr
+    r = _benchnb(*args, '--use-raw')
+    assert r.returncode == 0, r.stderr[-2000:]
+    rows = json.loads(r.stdout)
+    assert {x['model'] for x in rows} == {'X_pca', 'baseline_pca'} and all(0 <= x['value'] <= 1 for x in rows)

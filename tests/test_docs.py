@@ -240,3 +240,11 @@ def test_howtos_and_demo_reports_linked(site):
 def test_cells_pages_show_a_plot(site):
     site_dir, _ = site
     assert any('<img' in p for n, p in pages(site_dir).items() if n.startswith('2') and 'cells' in n)
+
+
+def test_wide_tables_and_long_commands_fit_the_page(site):
+    "Wide tables scroll inside the page and code blocks wrap instead of being cut at the content width (issue 30)."
+    site_dir, _ = site
+    css = (site_dir/'assets'/'extra.css').read_text()
+    assert 'table:not([class]){display:block;max-width:100%;overflow-x:auto' in css
+    assert 'pre>code{white-space:pre-wrap' in css and '.md-grid{max-width:min(96vw,100rem)}' in css

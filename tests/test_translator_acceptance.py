@@ -76,13 +76,9 @@ def test_retry_failed_resumes_the_same_run(benchnb_exe, tmp_path, suites):
     with ReferenceServer(acceptance_demo_kg(suites.values(), 0, 0.9), Faults(fail_first=1, fail_kind='500')) as srv:
         args = ('run', 'sprint_4_tests', 'flaky', '--url', srv.url + '/query', '--results', tmp_path, '--out', tmp_path/'v.jsonl', '--retries', '0')
         r = _cli(benchnb_exe, *args)
-        assert r.returncode == 1, r.stderr                          # every query failed: an error naming the target
-        assert 'flaky: 0/36 queries ok, 36 failed' in r.stderr and 'HTTP 500' in r.stderr
-        assert r.stderr.splitlines()[-1] == (f"benchnb: error: no query answered: every query sent to target 'flaky' at "
-                                             f"{srv.url}/query failed (verdicts in {tmp_path/'v.jsonl'}; --retry-failed retries them)")
-        first = [json.loads(l) for l in (tmp_path/'v.jsonl').read_text().splitlines()]   # the verdicts are written first
-        assert {v['status'] for v in first} == {'FAILED'} and first[0]['reason'].startswith('no response: HTTP 500')
-        r = _cli(benchnb_exe, *args, '--retry-failed')
+        assert r.returncode == 1, r.stderr                          # the first 5 all 500: stopped as fetch stops
+        assert 'target looks down: the first 5 queries all failed (HTTP 500' in r.stderr and "target 'flaky'" in r.stderr
+        r = _cli(benchnb_exe, *args, '--retry-failed', '--retries', '1')     # resumed: each query's retry is answered
         assert r.returncode == 0 and 'flaky: 36/36 queries ok, 0 failed' in r.stderr, r.stderr
     assert len(list((tmp_path/'sprint_4_tests'/'flaky').iterdir())) == 1       # the same run directory
     assert {json.loads(l)['status'] for l in (tmp_path/'v.jsonl').read_text().splitlines()} <= {'PASSED', 'FAILED'}
@@ -111,7 +107,7 @@ def test_list_counts(benchnb_exe):
     r = _cli(benchnb_exe, 'list')
     assert r.returncode == 0, r.stderr
     rows = {l.split()[0]: l.split()[1:] for l in r.stdout.splitlines()[1:]}
-    assert len(rows) == 19
+    assert len(rows) == 18                 # 19 shipped suites, DrugCentral_subset has no cases (named on stderr)
     assert rows['sprint_4_tests'][:2] == ['36', '106'] and rows['pathfinder_tests'][:2] == ['18', '90']
 
 REAL = Path(__file__).parent/'data'/'translator-real-responses'

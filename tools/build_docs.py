@@ -308,7 +308,11 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
         if sec in sections: nav.append({sec: sections[sec]})
     (docs/'assets'/'extra.css').write_text(
         '.nb-output{overflow-x:auto;margin:0 0 1em}.nb-output table{font-size:.75rem}\n'
-        '.source-link{float:right;font-size:smaller}\n', encoding='utf-8')
+        '.source-link{float:right;font-size:smaller}\n'
+        # issue 30: wide tables (the scIB table's Total column) and long commands fit a 1400 px window
+        '.md-grid{max-width:min(96vw,100rem)}\n'
+        '.md-typeset table:not([class]){display:block;max-width:100%;overflow-x:auto;font-size:.7rem}\n'
+        '.md-typeset pre>code{white-space:pre-wrap;overflow-wrap:anywhere}\n', encoding='utf-8')
     cfg = {'site_name': 'benchnb', 'site_description': 'Jupyter-first model benchmarks', 'docs_dir': str(docs),
            'site_dir': str(site_dir), 'use_directory_urls': False, 'nav': nav,
            'theme': {'name': 'material', 'features': ['navigation.sections', 'navigation.top', 'search.highlight'],

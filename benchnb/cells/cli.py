@@ -17,7 +17,7 @@ from ..runs import check_seed, write_json
 
 # %% auto #0
 __all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'scib_cmd', 'list_cmd']
+           'scib_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -90,13 +90,13 @@ def _aggregate_rows(agg) -> list[dict]:
 
 # %% ../../nbs/29_cells.cli.ipynb #828fe7d3
 def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str|None, bl: list[str],
-                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool) -> list[dict]:
+                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool, **baseline_from) -> list[dict]:
     "The JSON rows of `cells run`: one seed, several seeds, or their aggregate."
     from benchnb.cells.tasks import evaluate, evaluate_seeds
     if not seed_list: return evaluate(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None,
-                                      baseline=bl, seed=seed, extras=extras)
+                                      baseline=bl, seed=seed, extras=extras, **baseline_from)
     rows, agg = evaluate_seeds(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None, baseline=bl,
-                               seeds=seed_list, extras=extras)
+                               seeds=seed_list, extras=extras, **baseline_from)
     return _aggregate_rows(agg) if aggregate else rows
 
 # %% ../../nbs/29_cells.cli.ipynb #292e34ee
@@ -111,6 +111,9 @@ _R_TASKS = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks "
                         "(default: clustering,embedding,label_prediction[,batch_integration]).")
 _R_BASELINE = typer.Option(None, '--baseline',
                            help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated.")
+_R_LAYER = typer.Option(None, '--layer', help="The PCA baseline's counts from this layer (default: X).")
+_R_RAW = typer.Option(False, '--use-raw', help="The PCA baseline's counts from .raw (log1p values turned back with "
+                      "expm1, as scanpy's pbmc68k_reduced holds them).")
 
 # %% ../../nbs/29_cells.cli.ipynb #f3710f6f
 _R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA).")
@@ -150,7 +153,7 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
             batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
             seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
             extras: bool = _R_EXTRAS, knn_method: str = KnnOpt, out: Optional[Path] = _R_OUT,
-            device: str = DeviceOpt):
+            device: str = DeviceOpt, layer: Optional[str] = _R_LAYER, use_raw: bool = _R_RAW):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     t0 = time.perf_counter()
     stage(f"reading {adata}")
@@ -161,10 +164,10 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
-                        aggregate=aggregate, extras=extras)
+                        aggregate=aggregate, extras=extras, baseline_layer=layer, use_raw=use_raw)
     args = {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch, 'tasks': tasks,
             'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method,
-            'device': device}
+            'device': device, 'layer': layer, 'use_raw': use_raw}
     if out: write_json(out, results_file(rows, args))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
@@ -266,6 +269,24 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
             typer.echo(f"{n}\t{','.join(sorted(e.tags))}\t{e.meta['description']}")
     else: raise DataError("list what? 'tasks' or 'metrics'", field='what', value=what)
 
+# %% ../../nbs/29_cells.cli.ipynb #4913d4df
+def warmup() -> None:
+    "Compile and cache the cells kernels (kNN passes in fp64 and fp32, label sums, LISI, the UMAP graph)."
+    from benchnb.cells.neighbors import _knn_cpu, _knn_label_pass
+    from benchnb.cells.silhouette import _label_distance_sums_cpu
+    from benchnb.cells.lisi import _lisi_rows_numba
+    from benchnb.cells.graph import _smooth_knn_dist, _membership_strengths
+    X, codes = np.random.default_rng(0).standard_normal((64, 4)), np.arange(64, dtype=np.int64) % 3
+    for dt in (np.float64, np.float32):
+        for rows in (64, 32):                                    # the symmetric pass, the row-block pass
+            _knn_cpu(X, 5, dt, rows, 64); _knn_label_pass(X, 5, codes, 3, dt, rows, 64)
+        _label_distance_sums_cpu(X, codes, 3, dt, 32)
+    nb = _knn_cpu(X, 10, np.float64, 64, 64)
+    _lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
+                     tol=1e-5, max_tries=50, out=np.empty((2, 64)))
+    d = np.ascontiguousarray(nb.distances, dtype=np.float32)
+    _membership_strengths(nb.indices, d, *_smooth_knn_dist(d, 10.0, local_connectivity=1.0))
+
 # %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
 _FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."
 _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs random embedding, UMAPs, "
@@ -273,5 +294,6 @@ _REPORT_HELP = ("Single-cell tasks on pbmc68k_reduced: model vs PCA baseline vs 
 _DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 'batch_key': 'phase',
          'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
 register_family('cells', _FAMILY_HELP, cli=cli,
-                adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard', 'benchnb.cells.controls'))
+                adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard', 'benchnb.cells.controls'),
+                warmup=warmup)
 register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)

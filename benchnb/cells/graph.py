@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
-from .neighbors import Neighbors
+from .neighbors import Neighbors, _NUMPY_MAX_CELLS
 from .silhouette import label_distance_sums, silhouette_from_sums
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
@@ -142,12 +142,49 @@ def _membership_strengths(knn_indices, knn_dists, sigmas, rhos):
             vals[i * n_neighbors + j] = val
     return rows, cols, vals
 
+# %% ../../nbs/20g_cells.graph.ipynb #a327565a
+def _smooth_knn_dist_numpy(distances: np.ndarray, k: float, n_iter: int=64) -> tuple[np.ndarray, np.ndarray]:
+    "`_smooth_knn_dist` (local connectivity 1, bandwidth 1) for every row at once, float32 as the kernel."
+    f32, n, m = np.float32, *distances.shape
+    nz = (distances > 0).sum(1)                                  # sorted rows: the non-zero distances are the tail
+    rho = np.where(nz > 0, distances[np.arange(n), np.minimum(m - nz, m - 1)], 0).astype(f32)
+    lo, hi, mid = np.zeros(n, f32), np.full(n, _FLOAT32_MAX, f32), np.ones(n, f32)
+    act, target = np.ones(n, bool), np.log2(k)
+    for _ in range(n_iter):
+        psum = np.zeros(n, f32)
+        for j in range(1, m):
+            d = distances[:, j] - rho
+            with np.errstate(over='ignore'): psum += np.where(d > 0, np.exp(-(d / mid)), f32(1))
+        act &= np.abs(psum.astype(np.float64) - target) >= _SMOOTH_K_TOLERANCE
+        if not act.any(): break
+        up = act & (psum > target)
+        hi = np.where(up, mid, hi)
+        lo = np.where(act & ~up, mid, lo)
+        mid = np.where(up | (act & (hi < _FLOAT32_MAX)), (lo + hi) / f32(2), np.where(act, mid * f32(2), mid))
+    floor = f32(_MIN_K_DIST_SCALE) * np.where(rho > 0, distances.mean(1, dtype=f32), np.mean(distances, dtype=f32))
+    return np.maximum(mid, floor).astype(f32), rho
+
+# %% ../../nbs/20g_cells.graph.ipynb #e60e22e6
+def _membership_strengths_numpy(knn_indices: np.ndarray, knn_dists: np.ndarray, sigmas, rhos) -> tuple:
+    "`_membership_strengths` in numpy: COO rows, cols, values (float32) of the directed graph."
+    n, k = knn_indices.shape
+    d = knn_dists - rhos[:, None]
+    with np.errstate(over='ignore', divide='ignore', invalid='ignore'):
+        val = np.where((d <= 0) | (sigmas[:, None] == 0), np.float32(1), np.exp(-(d / sigmas[:, None])))
+    val = np.where(knn_indices == np.arange(n)[:, None], 0, val).astype(np.float32)
+    gone = knn_indices == -1
+    rows = np.where(gone, 0, np.repeat(np.arange(n, dtype=np.int32), k).reshape(n, k))
+    return rows.ravel(), np.where(gone, 0, knn_indices).astype(np.int32).ravel(), np.where(gone, 0, val).ravel()
+
 # %% ../../nbs/20g_cells.graph.ipynb #7efce1f4
 def umap_connectivities(nbrs: Neighbors) -> sp.csr_matrix:
     "UMAP fuzzy simplicial set of a kNN list (what `scanpy.pp.neighbors` stores as connectivities)."
     dists = np.ascontiguousarray(nbrs.distances, dtype=np.float32)
-    sigmas, rhos = _smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0)
-    rows, cols, vals = _membership_strengths(nbrs.indices, dists, sigmas, rhos)
+    small = nbrs.n <= _NUMPY_MAX_CELLS                            # numpy: nothing to compile for small inputs
+    sigmas, rhos = (_smooth_knn_dist_numpy(dists, float(nbrs.k)) if small else
+                    _smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0))
+    strengths = _membership_strengths_numpy if small else _membership_strengths
+    rows, cols, vals = strengths(nbrs.indices, dists, sigmas, rhos)
     W = sp.coo_matrix((vals, (rows, cols)), shape=(nbrs.n, nbrs.n))
     W.eliminate_zeros()
     Wt = W.transpose()

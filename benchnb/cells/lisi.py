@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import DataError
 from .inputs import encode_labels
-from .neighbors import Neighbors, knn, _FAST, _device, _torch_device
+from .neighbors import Neighbors, knn, _FAST, _device, _torch_device, _NUMPY_MAX_CELLS
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
 
@@ -78,7 +78,7 @@ def _calibrate(d, P, target, tol, max_tries):
 
 # %% ../../nbs/20f_cells.lisi.ipynb #9458830f
 @njit(parallel=True, cache=_CACHE)
-def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+def _lisi_rows_numba(D, I, codes, n_labels, perplexity, tol, max_tries, out):
     """LISI of every row for each label set `codes[s]` (one calibration per cell serves all sets; the cell itself
     dropped). Distances are shifted by the row's smallest: P and H are unchanged, and float32 exp(−βd) cannot
     underflow. Rows go in chunks so that the work buffers are allocated once per chunk, not once per cell."""
@@ -102,6 +102,52 @@ def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
                 simpson = 0.0
                 for q in range(n_labels[s]): simpson += mass[q] * mass[q]
                 out[s, i] = -1.0 if H == 0 else 1.0 / simpson
+
+# %% ../../nbs/20f_cells.lisi.ipynb #3c6cc64a
+def _hbeta_numpy(d: np.ndarray, keep: np.ndarray, beta: np.ndarray) -> tuple:
+    "`_hbeta` for a block of rows: (P normalised, H, Var_P d); float32 exp, float64 sums; `keep` masks out the cell."
+    p = np.exp(-d * beta.astype(np.float32)[:, None]) * keep
+    s, sd, sdd = p.sum(1, dtype=np.float64), (d * p).sum(1, dtype=np.float64), (d * d * p).sum(1, dtype=np.float64)
+    ok = s > 0
+    s1 = np.where(ok, s, 1.0)
+    H = np.where(ok, np.log(s1) + beta * sd / s1, 0.0)
+    return (p / s1[:, None]).astype(np.float32), H, np.where(ok, sdd / s1 - (sd / s1) ** 2, 0.0)
+
+# %% ../../nbs/20f_cells.lisi.ipynb #a3d9221d
+def _calibrate_numpy(d: np.ndarray, keep: np.ndarray, target: float, tol: float, max_tries: int) -> tuple:
+    "`_calibrate` for a block of rows at once (safeguarded Newton in the bisection bracket): (P, H)."
+    beta, lo, hi = np.ones(len(d)), np.zeros(len(d)), np.full(len(d), np.inf)
+    P, H, var = _hbeta_numpy(d, keep, beta)
+    act, tries = np.abs(H - target) >= tol, 0
+    while act.any() and tries < max_tries:
+        diff = H - target
+        lo, hi = np.where(act & (diff > 0), beta, lo), np.where(act & (diff <= 0), beta, hi)
+        with np.errstate(divide='ignore', invalid='ignore'): step = np.where(var > 0, beta + diff / (beta * var), -1.0)
+        alt = np.where(np.isinf(hi), beta * 2, (lo + hi) / 2)
+        beta = np.where(act, np.where((lo < step) & (step < hi), step, alt), beta)
+        P2, H2, var2 = _hbeta_numpy(d, keep, beta)
+        P, H, var = np.where(act[:, None], P2, P), np.where(act, H2, H), np.where(act, var2, var)
+        act, tries = act & (np.abs(H - target) >= tol), tries + 1
+    return P, H
+
+# %% ../../nbs/20f_cells.lisi.ipynb #d460c1de
+def _lisi_rows_numpy(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+    "`_lisi_rows_numba` in numpy: every row calibrated at once, one Simpson index per label set."
+    n, k = D.shape
+    keep = I != np.arange(n)[:, None]
+    dmin = np.where(keep, D, np.inf).min(1, keepdims=True)
+    d = np.where(keep, D - dmin, 0.0).astype(np.float32)
+    P, H = _calibrate_numpy(d, keep.astype(np.float32), math.log(perplexity), tol, max_tries)
+    for s in range(len(codes)):
+        L = int(n_labels[s])
+        mass = np.bincount((np.arange(n)[:, None] * L + codes[s][I]).ravel(), P.astype(np.float64).ravel(), n * L)
+        out[s] = np.where(H == 0, -1.0, 1.0 / (mass.reshape(n, L) ** 2).sum(1))
+
+# %% ../../nbs/20f_cells.lisi.ipynb #88f80357
+def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+    "LISI of every row for each label set into `out`: numpy for small inputs (no compiling), else the numba kernel."
+    kernel = _lisi_rows_numpy if len(D) <= _NUMPY_MAX_CELLS else _lisi_rows_numba
+    kernel(D, I, codes, n_labels=n_labels, perplexity=perplexity, tol=tol, max_tries=max_tries, out=out)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #2f5ef823
 def _hbeta_torch(d, keep, beta):

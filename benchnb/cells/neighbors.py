@@ -228,11 +228,22 @@ def _sort_ties(I: np.ndarray, key: np.ndarray):
         I[tie] = np.take_along_axis(I[tie], o, 1)
         key[tie] = np.take_along_axis(key[tie], o, 1)
 
+# %% ../../nbs/20d_cells.neighbors.ipynb #ecab2664
+def _exact_dists_numpy(X: np.ndarray, I: np.ndarray, i0: int) -> np.ndarray:
+    "`_exact_dists` in numpy: D[a, j] = ‖X[i0 + a] − X[I[a, j]]‖, summed dimension by dimension."
+    D, XT = np.zeros(I.shape), np.ascontiguousarray(X.T)
+    for t in range(X.shape[1]):
+        v = XT[t, i0:i0 + len(I), None] - XT[t][I]
+        D += v * v
+    return np.sqrt(D, out=D)
+
 # %% ../../nbs/20d_cells.neighbors.ipynb #6956fa20
-def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice, k: int|None=None) -> tuple[np.ndarray, np.ndarray]:
+def _finish_neighbors(X: np.ndarray, I: np.ndarray, rows: slice, k: int|None=None,
+                      compiled: bool=True) -> tuple[np.ndarray, np.ndarray]:
     "Exact fp64 distances of candidate lists `I` for `rows`, re-sorted by (distance, index), self first; the first `k`."
     D = np.empty(I.shape)
-    _exact_dists(X, I, rows.start, D)
+    if compiled: _exact_dists(X, I, rows.start, D)
+    else: D = _exact_dists_numpy(X, I, rows.start)
     key = np.where(I == np.arange(rows.start, rows.start + len(I))[:, None], -1.0, D)
     o = np.argsort(key, axis=1)                                  # SIMD sort; ties re-sorted by index next
     I, key = np.take_along_axis(I, o, 1), np.take_along_axis(key, o, 1)
@@ -408,18 +419,47 @@ def _knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> 
                            block_rows, block_cols)
     return _finish_all(X, C, k)
 
+# %% ../../nbs/20d_cells.neighbors.ipynb #3513033c
+_NUMPY_MAX_CELLS = 4096
+
+def _small(n: int, dtype) -> bool:
+    "True where the numpy path serves (fp64, at most `_NUMPY_MAX_CELLS` cells): no numba compile for small inputs."
+    return n <= _NUMPY_MAX_CELLS and np.dtype(dtype) == np.float64
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #3896e042
+def _k_smallest(d2: np.ndarray, k: int) -> np.ndarray:
+    "Per row, the columns of the k smallest values, ties at the k-th value broken by the smaller column."
+    kth = np.partition(d2, k - 1, axis=1)[:, k - 1:k]
+    C = np.argpartition(d2, k - 1, axis=1)[:, :k]
+    tied = np.flatnonzero((d2 <= kth).sum(1) > k)                  # more than k within the bound: a tie at the k-th
+    if len(tied): C[tied] = np.argsort(d2[tied], axis=1, kind='stable')[:, :k]
+    return C
+
+# %% ../../nbs/20d_cells.neighbors.ipynb #7f268efe
+def _knn_numpy(X: np.ndarray, k: int, block: int=512) -> Neighbors:
+    "`_knn_cpu` in numpy (fp64): GEMM distances of the centred cells by row blocks, k smallest, the exact finish."
+    Xc = X - X.mean(0)
+    sq = np.einsum('ij,ij->i', Xc, Xc)
+    I, D = np.empty((len(X), k), np.int64), np.empty((len(X), k))
+    for i0 in range(0, len(X), block):
+        rows = slice(i0, min(i0 + block, len(X)))
+        d2 = sq[rows, None] + sq[None, :] - 2.0 * (Xc[rows] @ Xc.T)
+        d2[np.arange(rows.stop - i0), np.arange(i0, rows.stop)] = -1.0          # the cell itself comes first
+        I[rows], D[rows] = _finish_neighbors(X, _k_smallest(d2, k), rows, k, compiled=False)
+    return Neighbors(I, D)
+
 # %% ../../nbs/20d_cells.neighbors.ipynb #c0b3fa80
 def knn(X: Any, k: int, dtype=None, block_rows: int=1024, block_cols: int=1024, device: str='cpu',
         method: str='exact') -> Neighbors:
     ("Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch; "
-     "`method='ann'`: NN-descent.")
+     "`method='ann'`: NN-descent; numpy below `_NUMPY_MAX_CELLS` cells (no compiling).")
     X = as_embedding(X)
     n = len(X)
     dtype = _auto_dtype(dtype, n)
     _check_k(k, n)
     if check_knn_method(method) == 'ann': return approximate_knn(X, k)
     if (device := _device(device)) != 'cpu': return _knn_torch(X, k, device, dtype, block_rows)
-    return _knn_cpu(X, k, dtype, block_rows, block_cols)
+    return _knn_numpy(X, k) if _small(n, dtype) else _knn_cpu(X, k, dtype, block_rows, block_cols)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #77c8b23c
 def _torch_centred(X: np.ndarray, dtype, device: str) -> tuple:

@@ -14,7 +14,8 @@ import pandas as pd
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
 from .neighbors import (Neighbors, _add_into, _auto_dtype, _check_k, _device, _finish_all,
-                                     _knn_label_pass, _label_runs, _n_candidates, _row_distances, _run_sum,
+                                     _knn_label_pass, _knn_numpy, _label_runs, _n_candidates,
+                                     _small, _row_distances, _run_sum,
                                      _torch_centred)
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
@@ -62,6 +63,19 @@ def _label_distance_sums_cpu(X: np.ndarray, codes: np.ndarray, L: int, dtype, bl
     out[order] = S
     return out
 
+# %% ../../nbs/20e_cells.silhouette.ipynb #75f66a76
+def _label_distance_sums_numpy(X: np.ndarray, codes: np.ndarray, L: int, block: int=512) -> np.ndarray:
+    "`label_distance_sums` in numpy (fp64): row blocks of the distance matrix times the label indicator matrix."
+    n, Xc = len(X), X - X.mean(0)
+    sq, onehot, S = np.einsum('ij,ij->i', Xc, Xc), np.zeros((n, L)), np.empty((n, L))
+    onehot[np.arange(n), codes] = 1.0
+    for i0 in range(0, n, block):
+        rows = slice(i0, min(i0 + block, n))
+        D = np.sqrt(np.maximum(sq[rows, None] + sq[None, :] - 2.0 * (Xc[rows] @ Xc.T), 0.0))
+        D[np.arange(rows.stop - i0), np.arange(i0, rows.stop)] = 0.0                # the cell itself
+        S[rows] = D @ onehot
+    return S
+
 # %% ../../nbs/20e_cells.silhouette.ipynb #2c0e2d28
 def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=None, dtype=None,
                         block: int=2048, device: str='cpu') -> np.ndarray:
@@ -70,6 +84,7 @@ def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=Non
     L = int(n_labels or codes.max() + 1)
     dtype = _auto_dtype(dtype, n)
     if (device := _device(device)) != 'cpu': return _label_distance_sums_torch(X, codes, L, dtype, block, device)
+    if _small(n, dtype): return _label_distance_sums_numpy(X, codes, L)
     return _label_distance_sums_cpu(X, codes, L, dtype, block)
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #f6f940d3
@@ -109,12 +124,14 @@ def silhouette_samples(X: Any, labels: Any, dtype=None, device: str='cpu') -> np
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #800f53a5
 def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=1024) -> tuple[Neighbors, np.ndarray]:
-    "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (CPU, numba)."
+    "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (numpy when small)."
     X = as_embedding(X)
     n = len(X)
     _check_k(k, n)
     codes, cats = encode_labels(labels, n)
     dtype = _auto_dtype(dtype, n)
+    if _small(n, dtype):
+        return _knn_numpy(X, k), silhouette_from_sums(_label_distance_sums_numpy(X, codes, len(cats)), codes)
     C, S = _knn_label_pass(X, _n_candidates(k, n, dtype), codes, len(cats), dtype, block, block)
     return _finish_all(X, C, k), silhouette_from_sums(S, codes)
 

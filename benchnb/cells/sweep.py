@@ -13,7 +13,7 @@ from ..core import DataError
 from ..sweeps.plan import register_unit_kind
 
 # %% auto #0
-__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns']
+__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
 
 # %% ../../nbs/27_cells.sweep.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'
@@ -77,29 +77,53 @@ def _obs_columns_at(path: str, mtime_ns: int) -> tuple[str, ...]:
         order = np.atleast_1d(obs.attrs.get('column-order', []))
         return tuple(c.decode() if isinstance(c, bytes) else str(c) for c in order)
 
+# %% ../../nbs/27_cells.sweep.ipynb #70bc98b5
+def _h5ad_path(dataset: str) -> Path|None:
+    "The file of `dataset` (the demo: scanpy's bundled copy; None if scanpy has none on disk)."
+    if dataset != CELLS_DEMO: return Path(dataset)
+    spec = importlib.util.find_spec('scanpy')
+    bundled = Path(spec.origin).parent/'datasets'/'10x_pbmc68k_reduced.h5ad' if spec else Path('-')
+    return bundled if bundled.exists() else None
+
 # %% ../../nbs/27_cells.sweep.ipynb #7b2b238f
 def obs_columns(dataset: str) -> tuple[str, ...]:
     "The obs column names of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
-    if dataset == CELLS_DEMO:
-        spec = importlib.util.find_spec('scanpy')
-        bundled = Path(spec.origin).parent/'datasets'/'10x_pbmc68k_reduced.h5ad' if spec else Path('-')
-        if not bundled.exists(): return tuple(_read_cells(CELLS_DEMO).obs.columns)
-        dataset = str(bundled)
-    p = Path(dataset)
+    p = _h5ad_path(dataset)
+    if p is None: return tuple(_read_cells(CELLS_DEMO).obs.columns)
     try: return _obs_columns_at(str(p), p.stat().st_mtime_ns)
+    except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
+
+# %% ../../nbs/27_cells.sweep.ipynb #7fae9429
+@functools.lru_cache(maxsize=16)
+def _obsm_keys_at(path: str, mtime_ns: int) -> tuple[str, ...]:
+    import h5py
+    with h5py.File(path, 'r') as f:
+        if 'obsm' not in f: return ()
+        obsm = f['obsm']
+        return tuple(obsm.dtype.names if isinstance(obsm, h5py.Dataset) else obsm.keys())   # anndata < 0.7: one table
+
+def obsm_keys(dataset: str) -> tuple[str, ...]:
+    "The obsm keys of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
+    p = _h5ad_path(dataset)
+    if p is None: return tuple(_read_cells(CELLS_DEMO).obsm)
+    try: return _obsm_keys_at(str(p), p.stat().st_mtime_ns)
     except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
 
 # %% ../../nbs/27_cells.sweep.ipynb #d5044221
 def _cells_check(u: dict) -> list:
-    "Problems of a cells unit: no labels column, or a labels/batch column its dataset does not have."
+    "Problems of a cells unit: no labels column, a labels/batch column or an obsm key (model) its dataset lacks."
     o = u['options']
     if not o['labels']: return [('options.labels', 'cells units need the obs column of cell-type labels', None)]
     if u['dataset'] != CELLS_DEMO and not Path(str(u['dataset'])).exists(): return []   # reported as a missing file
     try: cols = obs_columns(str(u['dataset']))
     except DataError as e: return [('dataset', e.message, u['dataset'])]
     name, has = u.get('as_written', {}).get('dataset', u['dataset']), ', '.join(cols[:12]) + ', …' * (len(cols) > 12)
-    return [(f'options.{k}', f"no such obs column in {name} (has: {has})", o[k])
-            for k in ('labels', 'batch') if o[k] and o[k] not in cols]
+    probs = [(f'options.{k}', f"no such obs column in {name} (has: {has})", o[k])
+             for k in ('labels', 'batch') if o[k] and o[k] not in cols]
+    m = u.get('model')
+    if m is not None and not str(m).endswith('.npy') and m not in (keys := obsm_keys(str(u['dataset']))):
+        probs.append(('model', f"no such obsm key in {name} (has: {', '.join(keys) or 'none'})", m))
+    return probs
 
 # %% ../../nbs/27_cells.sweep.ipynb #9e9afa39
 register_unit_kind('cells', run_cells_unit, family='cells',

@@ -14,7 +14,7 @@ import pandas as pd
 import scipy.sparse as sp
 from fastcore.basics import patch
 
-from ..core import DataError, Registry, get_logger, seed_everything
+from ..core import DataError, Registry, get_logger, progress, seed_everything
 from ..results import MetricResult, aggregate_results
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method,
     metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, silhouette_samples)
@@ -207,25 +207,30 @@ def run(self: BaseTask, data: CellDataset|list[CellDataset], model_types: Sequen
     return out
 
 # %% ../../nbs/21_cells.tasks.ipynb #3546ddac
-def _baseline_counts(adata, layer: str|None=None):
-    "The matrix the PCA baseline starts from (`X` or a layer), refused unless raw non-negative counts."
-    X = adata.layers[layer] if layer else adata.X
-    where = f"layers/{layer}" if layer else 'X'
+def _baseline_counts(adata, layer: str|None=None, use_raw: bool=False):
+    ("The matrix the PCA baseline starts from (`X`, a layer, or `.raw.X`: log1p-normalised values there are turned "
+     "back with expm1, as the cells report does), refused unless non-negative.")
+    if layer and use_raw: raise DataError("give a layer or use .raw, not both", field='layer', value=layer)
+    if use_raw and adata.raw is None: raise DataError("the AnnData has no .raw to take the counts from", field='raw')
+    X = adata.raw.X if use_raw else adata.layers[layer] if layer else adata.X
+    where = 'raw/X' if use_raw else f"layers/{layer}" if layer else 'X'
     if X is None: raise DataError("no expression matrix for the PCA baseline", field=where)
     vals = X.data if sp.issparse(X) else np.asarray(X)
     if vals.size and (not np.isfinite(vals).all() or vals.min() < 0):
-        raise DataError("the PCA baseline needs raw non-negative counts", field=where)
-    if vals.size and not np.allclose(vals[:10000], np.round(vals[:10000])):
-        log.warning("%s does not hold integer counts; PCA baseline computed anyway", where)
+        hint = "; give --use-raw or --layer" if where == 'X' else ''
+        raise DataError(f"the PCA baseline needs raw non-negative counts{hint}", field=where)
+    integer = not vals.size or np.allclose(vals[:10000], np.round(vals[:10000]))
+    if use_raw and not integer: return X.expm1() if sp.issparse(X) else np.expm1(X)   # scanpy's .raw: log1p values
+    if not integer: log.warning("%s does not hold integer counts; PCA baseline computed anyway", where)
     return X
 
 # %% ../../nbs/21_cells.tasks.ipynb #06d3e5c7
 def pca_baseline(adata, n_top_genes: int=3000, n_pcs: int=50, random_state: int=42,
-                 layer: str|None=None) -> np.ndarray:
+                 layer: str|None=None, use_raw: bool=False) -> np.ndarray:
     "cz-benchmarks `run_standard_scrna_workflow`: normalise, log1p, 3000 HVGs (seurat), PCA 50 → (n, 50)."
     import anndata as ad, scanpy as sc
-    X = _baseline_counts(adata, layer)
-    obs, var = pd.DataFrame(index=adata.obs_names), pd.DataFrame(index=adata.var_names)
+    X = _baseline_counts(adata, layer, use_raw)
+    obs, var = pd.DataFrame(index=adata.obs_names), pd.DataFrame(index=(adata.raw if use_raw else adata).var_names)
     a = ad.AnnData(X=X.astype(np.float32), obs=obs, var=var)
     sc.pp.normalize_total(a)
     sc.pp.log1p(a)
@@ -298,8 +303,9 @@ def fold_scores(clf, X, y, train, test, binary: bool) -> dict:
         m = clone(clf).fit(X[train], y[train])
         pred, proba = m.predict(X[test]), m.predict_proba(X[test])
         avg, yt = 'binary' if binary else 'macro', y[test]
-        out = {'accuracy': accuracy_score(yt, pred), 'f1': f1_score(yt, pred, average=avg),
-               'precision': precision_score(yt, pred, average=avg), 'recall': recall_score(yt, pred, average=avg)}
+        z = {'average': avg, 'zero_division': 0}          # the value sklearn's default gives, without its warning
+        out = {'accuracy': accuracy_score(yt, pred), 'f1': f1_score(yt, pred, **z),
+               'precision': precision_score(yt, pred, **z), 'recall': recall_score(yt, pred, **z)}
         if binary: out['auroc'] = roc_auc_score(yt, proba[:, 1])
         else: out['auroc'] = roc_auc_score(yt, proba, average='macro', multi_class='ovr')
         return out
@@ -312,7 +318,8 @@ def run_fold_jobs(jobs: Sequence[tuple], n_jobs: int|None=-1) -> list:
     from threadpoolctl import threadpool_limits
     out = {k: f(clf.set_params(rf__n_jobs=n_jobs)) for k, (name, clf, f) in enumerate(jobs) if name == 'rf'}
     rest = [k for k, (name, *_) in enumerate(jobs) if name != 'rf']
-    with threadpool_limits(1, user_api='blas'):      # the folds are the parallelism: no BLAS threads on top of them
+    with threadpool_limits(1, user_api='blas'), warnings.catch_warnings():   # the folds are the parallelism
+        warnings.simplefilter('ignore')    # set here, in the calling thread: a filter set inside a worker thread races
         done = Parallel(n_jobs=n_jobs, prefer='threads')(delayed(jobs[k][2])(jobs[k][1]) for k in rest)
     out.update(zip(rest, done))
     return [out[k] for k in range(len(jobs))]
@@ -493,20 +500,27 @@ def _task_names(task_names: Sequence[str]|None, batch_key: str|None) -> list[str
 
 # %% ../../nbs/21_cells.tasks.ipynb #03db894c
 def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, batch_key: str|None,
-               baseline: Sequence[str], seed: int, extras: bool) -> list[dict]:
-    "Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline)."
+               baseline: Sequence[str], seed: int, extras: bool, bar=None) -> list[dict]:
+    ("Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); "
+     "a `bar` step per model.")
     task = make_task(name, label_key, batch_key, seed, extras)
     run_models = list(models)
     if name == 'label_prediction' and 'expression' in baseline:
         task.set_baseline(data)
         run_models.append(EXPRESSION_BASELINE)
-    return [{'task': name, 'model': m, **r.to_dict()} for m, res in task.run(data, run_models).items() for r in res]
+    rows = []
+    for m in run_models:                                         # one model at a time: a progress step each
+        if bar is not None: bar.set_postfix_str(f"{name} on {m}", refresh=False)
+        rows += [{'task': name, 'model': m, **r.to_dict()} for r in task.run(data, [m])[m]]
+        if bar is not None: bar.update(1)
+    return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #70957e7f
 def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
              task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seed: int=42,
-             extras: bool=False) -> list[dict]:
-    "Run tasks on `data` for obsm `embeddings` (+ baselines) → rows {task, model, metric, value, params}."
+             extras: bool=False, baseline_layer: str|None=None, use_raw: bool=False) -> list[dict]:
+    ("Run tasks on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `baseline_layer` or .raw) → rows "
+     "{task, model, metric, value, params}.")
     names = _task_names(task_names, batch_key)
     for e in embeddings: data.add_embedding(e)
     check_inputs(data, names, label_key, batch_key, extras)
@@ -514,18 +528,21 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch
     seed_everything(seed)
     rows = []
     if 'pca' in baseline:
-        BaseTask(random_seed=seed).set_baseline(data)
+        BaseTask(random_seed=seed).set_baseline(data, layer=baseline_layer, use_raw=use_raw)
         models.append(BASELINE)
-    for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key, baseline=baseline,
-                                       seed=seed, extras=extras)
+    steps = len(names) * len(models) + ('label_prediction' in names and 'expression' in baseline)
+    with progress(total=steps, desc='cells run', unit='task') as bar:     # a line per task × embedding off a terminal
+        for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key,
+                                           baseline=baseline, seed=seed, extras=extras, bar=bar)
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
 def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
                    task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seeds: Sequence[int]=(42,),
-                   extras: bool=False) -> tuple[list[dict], pd.DataFrame]:
-    "Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params)."
+                   extras: bool=False, **baseline_from) -> tuple[list[dict], pd.DataFrame]:
+    ("Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params); "
+     "`baseline_from`: `evaluate`'s baseline_layer, use_raw.")
     rows = [{**r, 'seed': s} for s in seeds
             for r in evaluate(data, embeddings, label_key, batch_key=batch_key, task_names=task_names,
-                              baseline=baseline, seed=s, extras=extras)]
+                              baseline=baseline, seed=s, extras=extras, **baseline_from)]
     return rows, aggregate_results(pd.DataFrame(rows), by=['task', 'model'], ddof=1)

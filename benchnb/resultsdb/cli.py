@@ -136,6 +136,17 @@ def _leaderboard_params() -> list[inspect.Parameter]:
 _HELP_DATASET = "Only this dataset (Translator: benchmark)."
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #717a6065
+def _check_dataset(db, family: str, dataset: str) -> None:
+    "`ConfigError` naming the family's datasets in `db` (and the closest) unless `dataset` is one of them."
+    import difflib
+    have = [r[0] for r in db.con.execute("SELECT DISTINCT dataset FROM units WHERE family=? AND dataset IS NOT NULL "
+                                         "ORDER BY dataset", [family]).fetchall()]
+    if dataset in have: return
+    close = [d for d in have if Path(d).stem == dataset] or difflib.get_close_matches(dataset, have, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ''
+    raise ConfigError(f"no {family} results for this dataset (datasets: {', '.join(have) or 'none'}){hint}",
+                      field='--dataset', value=dataset)
+
 class _LeaderboardCommand:
     "The family's leaderboard, as the field publishes it."
     __name__ = 'leaderboard_cmd'
@@ -147,7 +158,9 @@ class _LeaderboardCommand:
         lb, given = family_leaderboard(family), {k: v for k, v in options.items() if v is not None}
         if bad := [k for k in given if k not in families[family].leaderboard_options]:
             raise ConfigError(f"not an option of the {family} leaderboard", field='--' + bad[0].replace('_', '-'))
-        with _open(db_dir) as db: t = lb.table(db, dataset=dataset, **given)
+        with _open(db_dir) as db:
+            if dataset is not None: _check_dataset(db, family, dataset)
+            t = lb.table(db, dataset=dataset, **given)
         if csv: _write_csv(t, csv)
         if lb.note and (line := lb.note(t, given)): typer.echo(line)   # what the table is at, e.g. its k
         _echo_table(lb.display(t.round(3)))

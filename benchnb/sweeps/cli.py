@@ -119,9 +119,11 @@ def _sweep_on(info, p, results: Path, db):
     finally: info.close()
 
 # %% ../../nbs/49_sweeps.cli.ipynb #7954952d
-def _print_summary(s, results: Path):
+def _print_summary(s, results: Path, wall: float|None=None):
+    "The run's line: its units, and the time the user waited (`wall`: with the cluster's start; else the units')."
+    took = f"{wall:.1f} s ({wall - s.seconds:.1f} s starting the cluster)" if wall is not None else f"{s.seconds:.1f} s"
     typer.echo(f"run {s.run_id}: {s.done} done, {s.failed} failed, {s.skipped} skipped (already done) "
-               f"of {s.total} units in {s.seconds:.1f} s → {Path(results)/'results.duckdb'}")
+               f"of {s.total} units in {took} → {Path(results)/'results.duckdb'}")
     for uid, err in s.failures.items():
         typer.echo(f"failed {uid}: {err} (traceback: {Path(results)/'errors'/f'{uid}.txt'})", err=True)
 
@@ -134,13 +136,14 @@ def run_cmd(plan: Path = typer.Argument(..., help="The plan YAML."),
             scheduler: Optional[str] = typer.Option(None, '--scheduler', help=_HELP_SCHEDULER),
             resources: List[str] = typer.Option([], '--resources', help=_HELP_RESOURCES)):
     "Run every pending unit of PLAN on Dask; record results in RESULTS/results.duckdb."
+    import time
     from benchnb.resultsdb.db import ResultsDB
     from benchnb.sweeps.engine import open_cluster
-    p, res = _load_plan(plan), parse_resources(resources)
+    p, res, t0 = _load_plan(plan), parse_resources(resources), time.perf_counter()
     with ResultsDB(results) as db:
         if _nothing_to_run(p, db, plan, results): return
         s = _sweep_on(open_cluster(workers, scheduler, res or None), p, results, db)
-    _print_summary(s, results)
+    _print_summary(s, results, wall=time.perf_counter() - t0)   # what the user waited: cluster start included
     if s.exit_code: raise typer.Exit(s.exit_code)
 
 # %% ../../nbs/49_sweeps.cli.ipynb #30b97f23

@@ -224,7 +224,9 @@ def _check_tasks(fam: str, kind: UnitKind, tasks: Any, where: tuple, err: Callab
     for t in _listify(tasks):
         if known is None or t in known: continue
         what = 'unknown' if t is not None else 'missing'
-        probs.append(err(where + ('task',), f"{what} {fam} task (known: {', '.join(known)})", t))
+        close = difflib.get_close_matches(str(t), list(known), n=1) if t is not None else []
+        hint = f"; did you mean {close[0]!r}?" if close else ''
+        probs.append(err(where + ('task',), f"{what} {fam} task (known: {', '.join(known)}){hint}", t))
     return probs
 
 # %% ../../nbs/41_sweeps.plan.ipynb #a83df0bb

@@ -496,8 +496,9 @@ def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
               concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None, new: bool=False,
               retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0, max_wait: float=600.0,
               normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, session=None,
-              probe_timeout: float|None=PROBE_TIMEOUT) -> SuiteRun:
-    "Fetch every query of `suite` from `target` into a resumable run directory."
+              probe_timeout: float|None=PROBE_TIMEOUT, stop_if_down: bool=False) -> SuiteRun:
+    ("Fetch every query of `suite` from `target` into a resumable run directory; `stop_if_down`: stop, as `fetch` "
+     "does, when the first 5 queries all fail in a way that blames the target (5 HTTP 500s, say).")
     suite = suite if isinstance(suite, Suite) else load_suites(tests, [suite])[suite]
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     ep = resolve_endpoint(cfg, target, 'fetch', url, mode)
@@ -508,7 +509,7 @@ def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
     with (session or make_session(concurrency)) as s:
         protocol = Protocol(s, ep, policy or RetryPolicy(), poll_interval, max_wait)
         summary = run_requests(bodies, protocol, run_dir, params, concurrency, retry_failed, limit,
-                               kind='translator-tests', probe_timeout=probe_timeout)
+                               kind='translator-tests', probe_timeout=probe_timeout, fail_fast=stop_if_down)
     return SuiteRun(suite, target, run_dir, ep.mode, plan, queries, summary)
 
 # %% ../../nbs/16_translator.acceptance.ipynb #3ba3d5e8

@@ -434,11 +434,14 @@ def _suite_row(sid: str, suite) -> dict:
 # %% ../../nbs/19_translator.cli.ipynb #b1098927
 @tests_cli.command('list')
 def tests_list_cmd(tests: Optional[Path] = TestsOpt):
-    "List the test suites with their case and asset counts."
+    "List the test suites with their case and asset counts (suites without cases are named on stderr, not listed)."
     import pandas as pd
     from benchnb.translator.acceptance import load_suites
-    df = pd.DataFrame([_suite_row(sid, s) for sid, s in load_suites(tests).items()])
-    typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
+    suites = load_suites(tests)
+    df = pd.DataFrame([_suite_row(sid, s) for sid, s in suites.items() if s.cases])
+    if len(df): typer.echo(df.assign(suite=df.suite.str.ljust(df.suite.str.len().max())).to_string(index=False))
+    if empty := [sid for sid, s in suites.items() if not s.cases]:
+        typer.echo(f"benchnb: {len(empty)} suite(s) without test cases not listed: {', '.join(empty)}", err=True)
 
 # %% ../../nbs/19_translator.cli.ipynb #ade11d76
 def _targets(targets: list[str], url: str|None) -> dict[str, str|None]:
@@ -538,7 +541,8 @@ def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, resu
     runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency,
                             policy=_policy(timeout, connect_timeout, retries, backoff), run_id=run_id, new=new,
                             retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None)
+                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None,
+                            stop_if_down=True)     # as fetch: 5 queries in a row blaming the target stop it
     _report_verdicts(runs, rows, out, matrix)
     _fail_if_none_answered(runs, len(tmap), out)
 

@@ -106,9 +106,16 @@ def _read_reply(r: requests.Response) -> tuple[bool, Any, str]:
 
 # %% ../../nbs/12a_translator.client.ipynb #1403d6a0
 def _no_reply_reason(e: requests.RequestException) -> str:
-    "The ledger reason for a request that got no reply (timeout or connection error)."
+    ("The ledger reason for a request that got no reply (timeout or connection error): the host and the innermost "
+     "cause, whole, without urllib3's object reprs.")
+    import re
+    from urllib.parse import urlparse
     if isinstance(e, requests.Timeout): return f"timeout: {type(e).__name__}"
-    return f"connection error: {type(e).__name__}: {str(e)[:200]}"
+    inner = e.args[0] if e.args and isinstance(e.args[0], BaseException) else None
+    cause = getattr(inner, 'reason', None) or inner or e
+    msg = re.sub(r"<[^<>]* object at 0x[0-9a-fA-F]+>: ", '', str(cause)).strip(' \'"')
+    host = urlparse(e.request.url).netloc if getattr(e, 'request', None) is not None and e.request.url else ''
+    return f"connection error: {type(e).__name__}: {host + ': ' if host else ''}{msg}"
 
 # %% ../../nbs/12a_translator.client.ipynb #b8f5449a
 def _send_once(session: requests.Session, method: str, url: str, body: Any, policy: RetryPolicy) -> tuple:
