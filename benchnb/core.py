@@ -266,6 +266,7 @@ class Family:
     leaderboards: dict = field(default_factory=dict)          # name -> resultsdb.leaderboard.Leaderboard
     demo: Any = None                                          # demo(out_dir) -> result files to import
     warmup: Any = None                                        # warmup() -> None: compile its kernels ahead
+    replication: Any = None                                   # resultsdb.compare.Replication: its unit of replication
 
 FamilyInfo = Family   # its name before the contract
 
@@ -277,6 +278,7 @@ def register_family(name: str, description: str='', cli: Any=None, replace: bool
     if old is not None:   # registered again (a reloaded module, a re-run notebook): keep what its adapters filled in
         for slot in ('unit_kinds', 'importers', 'leaderboards'): getattr(fam, slot).update(getattr(old.obj, slot))
         fam.demo, fam.warmup = fam.demo or old.obj.demo, fam.warmup or old.obj.warmup
+        fam.replication = fam.replication or old.obj.replication
     return fam
 
 # %% ../nbs/00_core.ipynb #f20dc145

@@ -266,15 +266,10 @@ def _warmup() -> None:
     from benchnb.plism.kernel import warmup
     warmup()
 
-def _hooks() -> dict:
-    "The optional contract slots this core has (`warmup` from issue 30)."
-    from benchnb.core import Family
-    return {'warmup': _warmup} if 'warmup' in getattr(Family, '__dataclass_fields__', {}) else {}
-
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
                 adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard', 'benchnb.plism.controls'),
-                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, **_hooks())
+                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, warmup=_warmup)
 register_report('plism', 'plism.ipynb', 'plism',
                 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
                 'leaderboard score, plots',
