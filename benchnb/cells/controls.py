@@ -48,10 +48,10 @@ def run_cells_control(unit: dict, work_dir: str) -> list[dict]:
 
 # %% ../../nbs/23a_cells.controls.ipynb #103eee3a
 def _control_check(u: dict) -> list:
-    "Problems of a cells-controls unit: the cells unit's, and a model that names no control."
+    "Problems of a cells-controls unit: the cells unit's (its `base` as the obsm key), and a model naming no control."
     known = ', '.join(CELLS_CONTROLS)
     bad = [] if u['model'] in CELLS_CONTROLS else [('model', f"not a cells control (known: {known})", u['model'])]
-    return bad + unit_kinds['cells'].check(u)
+    return bad + unit_kinds['cells'].check({**u, 'model': u['options'].get('base')})   # controls are built from base
 
 _cells = unit_kinds['cells']
 register_unit_kind('cells-controls', run_cells_control, family='cells', tasks=_cells.tasks, check=_control_check,
