@@ -177,6 +177,7 @@ def test_sweep_datasets_keep_the_plan_s_name(tmp_path):
     import anndata as ad, numpy as np, pandas as pd
     (tmp_path/'data').mkdir()
     a = ad.AnnData(np.zeros((3, 2), np.float32), obs=pd.DataFrame({'bulk_labels': list('abc')}, index=list('xyz')))
+    a.obsm['X_pca'] = np.zeros((3, 2), np.float32)     # validate checks the model is an obsm key
     a.write_h5ad(tmp_path/'data'/'dsB.h5ad')          # validate reads its obs columns
     p = _plan(tmp_path, "units:\n  - {family: cells, dataset: data/dsB.h5ad, model: X_pca, task: clustering, options: {labels: bulk_labels}}\n")
     u = load_plan(p).units[0]
