@@ -124,7 +124,7 @@ _EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definit
 _R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
 KnnOpt = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
-_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
+_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well (with what the run cost).")
 _DEVICE_HELP = "Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'."
 DeviceOpt = typer.Option('cpu', '--device', help=_DEVICE_HELP)   # shared by run and scib
 
@@ -182,7 +182,8 @@ _S_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type 
 _S_BATCH = typer.Option(..., '--batch', '-b', help="obs column with batches.")
 _S_PRE = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison "
                       "(default: PCA of X, as scib-metrics).")
-_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results().")
+_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results() "
+                      "(what the run cost: OUT.run.json).")
 _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
