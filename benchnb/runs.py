@@ -234,8 +234,8 @@ def previous_manifest(path: Path) -> dict:
 class RunDir:
     "A run's directory with its `manifest.json`; use as a context manager to record the outcome."
     def __init__(self, path: str|os.PathLike, parameters: dict|None=None, packages: Iterable[str]=(),
-                 kind: str='run'):
-        self.path, self.meter = Path(path), ResourceMeter()
+                 kind: str='run', meter: ResourceMeter|None=None):
+        self.path, self.meter = Path(path), meter or ResourceMeter()   # `meter`: started before the run's work
         self.path.mkdir(parents=True, exist_ok=True)
         self.manifest_path = self.path/'manifest.json'
         self.manifest = _manifest(kind, parameters, packages, previous_manifest(self.manifest_path))

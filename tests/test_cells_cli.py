@@ -29,7 +29,9 @@ def test_run_contract(h5ad, tmp_path):
                  '--tasks', 'embedding,batch_integration', '--baseline', 'pca', '--seed', '42', '--out', out)
     assert r.returncode == 0, r.stderr
     saved = json.loads(out.read_text())                 # -o: the rows with the version and arguments, a table on stdout
-    assert set(saved) == {'benchnb_version', 'args', 'results'} and saved['args']['seed'] == 42, saved.keys()
+    assert set(saved) == {'benchnb_version', 'args', 'results', 'resources'} and saved['args']['seed'] == 42, saved.keys()
+    cost = saved['resources']                           # what the run cost, measured by the command itself
+    assert cost['wall_s'] > 0 and cost['cpu_s'] >= 0 and cost['peak_rss_mb'] > 0 and cost['gpu_peak_mb'] is None, cost
     rows = saved['results']
     assert r.stdout.split('\n')[0].split() == ['task', 'model', 'metric', 'value'] and '{' not in r.stdout, r.stdout
     assert len(r.stdout.strip().splitlines()) == 1 + len(rows)
@@ -82,6 +84,8 @@ def test_scib_table_and_plot(h5ad_two, tmp_path):
     r = _benchnb('cells', 'scib', p, '--embedding', 'X_pca,X_umap', '--labels', 'bulk_labels', '--batch', 'phase',
                  '--pre-integrated', 'X_pca', '--out', out, '--plot', png, '--parity', '0.5')   # values of 0.5.10
     assert r.returncode == 0, r.stderr
+    cost = json.loads((tmp_path / 'scib.csv.run.json').read_text())['resources']   # the CSV keeps scib-metrics' layout
+    assert cost['wall_s'] > 0 and cost['cpu_s'] >= 0 and cost['peak_rss_mb'] > 0, cost
     df = pd.read_csv(out, index_col=0)
     assert df.index.name == 'Embedding' and list(df.index) == ['X_pca', 'X_umap', 'Metric Type']
     assert list(df.columns) == ['Isolated labels', 'KMeans NMI', 'KMeans ARI', 'Silhouette label', 'cLISI', 'BRAS', 'iLISI',

@@ -85,6 +85,35 @@ def test_import_once_values_unchanged(runs, tmp_path):
     assert mt[mt.metric == 'mean_reciprocal_rank'].value.tolist() == [out['metrics']['mean_reciprocal_rank']]
 
 
+
+def _plausible(cost):
+    "A `ResourceMeter.read()` as measured by a real command: seconds and a peak, no GPU on this CPU run."
+    return (cost['wall_s'] > 0 and cost['cpu_s'] >= 0 and cost['peak_rss_mb'] > 0 and cost['gpu_peak_mb'] is None
+            and cost['peak_rss_scope'] in ('unit', 'process'))
+
+
+def test_resources_recorded_and_imported(runs, tmp_path):
+    "Each command records what it cost where it writes; import puts one resources row per unit; the site sees it."
+    cells = json.loads((runs/'cells.json').read_text())['resources']                       # cells run -o
+    plism = json.loads((runs/'plism'/'24_tiles'/'good'/'manifest.json').read_text())['resources']   # run manifest
+    trans = json.loads((runs/'translator'/'synth'/'run1'/'output.json').read_text())['resources']   # output.json
+    assert all(map(_plausible, (cells, plism, trans))), (cells, plism, trans)
+    db = tmp_path/'db'
+    assert _benchnb('results', 'import', db, runs/'cells.json', runs/'plism', runs/'translator').returncode == 0
+    from benchnb.resultsdb.db import ResultsDB
+    from benchnb.resultsdb.site import site_tables
+    with ResultsDB(db, read_only=True) as rdb:
+        u, res = rdb.units(), rdb.resources()
+        site_units = site_tables(rdb, 'translator')[1]
+    assert sorted(res.unit_id) == sorted(u.unit_id)                 # every imported unit has its cost
+    assert (res.peak_rss_mb > 0).all() and (res.cpu_s >= 0).all() and (res.wall_s > 0).all()
+    fam = dict(zip(u.unit_id, u.family))
+    got = {fam[r.unit_id]: r for r in res.itertuples()}
+    assert got['translator'].wall_s == trans['wall_s'] and got['translator'].peak_rss_mb == trans['peak_rss_mb']
+    assert {r.wall_s for r in res.itertuples() if fam[r.unit_id] == 'cells'} == {cells['wall_s']}   # one run, shared
+    assert site_units.peak_rss_mb.tolist() == [trans['peak_rss_mb']]       # the results site's cost columns
+
+
 def test_leaderboards_and_export(runs, tmp_path):
     db = tmp_path/'db'
     assert _benchnb('results', 'import', db, runs/'cells.json', runs/'plism', runs/'translator').returncode == 0

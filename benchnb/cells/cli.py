@@ -17,7 +17,7 @@ from ..runs import check_seed, write_json
 
 # %% auto #0
 __all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'scib_cmd', 'list_cmd', 'warmup']
+           'cost_file', 'scib_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
@@ -124,7 +124,7 @@ _EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definit
 _R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
 KnnOpt = typer.Option('exact', '--knn',
                       help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
-_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well.")
+_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well (with what the run cost).")
 _DEVICE_HELP = "Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'."
 DeviceOpt = typer.Option('cpu', '--device', help=_DEVICE_HELP)   # shared by run and scib
 
@@ -135,10 +135,11 @@ def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None)
     return f"{n_obs} cells; tasks {tasks or 'default'} on {', '.join(embs)}{with_bl} ..."
 
 # %% ../../nbs/29_cells.cli.ipynb #5b5b6623
-def results_file(rows: list[dict], args: dict) -> dict:
-    "What `cells run -o FILE` writes: the rows with the version and arguments that produced them."
+def results_file(rows: list[dict], args: dict, resources: dict|None=None) -> dict:
+    "What `cells run -o FILE` writes: the rows with the version and arguments that produced them, and what it cost."
     import benchnb
-    return {'benchnb_version': benchnb.__version__, 'args': args, 'results': rows}
+    return {'benchnb_version': benchnb.__version__, 'args': args, 'results': rows,
+            **({'resources': resources} if resources else {})}
 
 def rows_table(rows: list[dict]) -> str:
     "The result rows as a task × model × metric table (params and seed folded into the metric's name)."
@@ -155,7 +156,8 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
             extras: bool = _R_EXTRAS, knn_method: str = KnnOpt, out: Optional[Path] = _R_OUT,
             device: str = DeviceOpt, layer: Optional[str] = _R_LAYER, use_raw: bool = _R_RAW):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
-    t0 = time.perf_counter()
+    from benchnb.runs import ResourceMeter
+    t0, meter = time.perf_counter(), ResourceMeter()          # what the run cost goes into the -o file
     stage(f"reading {adata}")
     seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
     for s in [seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
@@ -168,7 +170,7 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     args = {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch, 'tasks': tasks,
             'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method,
             'device': device, 'layer': layer, 'use_raw': use_raw}
-    if out: write_json(out, results_file(rows, args))
+    if out: write_json(out, results_file(rows, args, meter.read()))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
     typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
 
@@ -180,7 +182,8 @@ _S_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type 
 _S_BATCH = typer.Option(..., '--batch', '-b', help="obs column with batches.")
 _S_PRE = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison "
                       "(default: PCA of X, as scib-metrics).")
-_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results().")
+_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results() "
+                      "(what the run cost: OUT.run.json).")
 _S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
 _S_SCALE = typer.Option(False, '--min-max-scale',
                         help="Scale each metric to [0, 1] across the embeddings before aggregating.")
@@ -221,6 +224,11 @@ def _write_scib(table, out: Path, plot: Path|None) -> None:
     write_text(out, with_metric_type(table).to_csv())
     if plot: _save_plot(table, plot)
 
+# %% ../../nbs/29_cells.cli.ipynb #691f67f2
+def cost_file(out: Path) -> Path:
+    "Where `cells scib -o OUT` records what it cost (a CSV laid out as scib-metrics' has no room for it): OUT.run.json."
+    return out.with_name(out.name + '.run.json')
+
 # %% ../../nbs/29_cells.cli.ipynb #e550c98f
 def _pcr_zero_note(table, pre_integrated: str|None) -> str|None:
     "A line explaining every PCR comparison of exactly 0 in `table`, or None."
@@ -242,13 +250,15 @@ def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str 
     from benchnb.cells.neighbors import check_device, check_knn_method
     from benchnb.cells.scib import scib, skipped_columns, added_columns
     from benchnb.core import EXIT_FAILURES
-    skip, add = _embeddings(skip or []), _embeddings(add or [])
+    from benchnb.runs import ResourceMeter
+    meter, skip, add = ResourceMeter(), _embeddings(skip or []), _embeddings(add or [])
     check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
     added_columns(add, parity)
     with limited_threads(n_jobs):
         table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
                      device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
     _write_scib(table, out, plot)
+    write_json(cost_file(out), {'command': 'cells scib', 'resources': meter.read()})   # the CSV keeps its layout
     typer.echo(table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c).to_string())   # never -0.0000
     if note := _pcr_zero_note(table, pre_integrated): typer.echo(note, err=True)
     for line in table.attrs.get('failed', {}).values(): typer.echo(f"failed: {line}", err=True)

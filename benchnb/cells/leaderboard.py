@@ -14,7 +14,7 @@ import pandas as pd
 from ..core import DataError
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import file_digest, import_unit_id, register_importer, run_times
+from ..resultsdb.importers import import_unit_id, register_importer, result_digest, run_resources, run_times
 from ..resultsdb.leaderboard import done_metrics, min_max_scaled, register_leaderboard
 
 # %% auto #0
@@ -52,15 +52,17 @@ def read_cells(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
     path = Path(path)
     try: rows = json.loads(path.read_text())
     except (OSError, ValueError) as e: raise DataError(f"not a readable JSON file ({e})", file=path) from None
+    own = rows.get('resources') if isinstance(rows, dict) else None            # what `cells run -o` cost
+    digest, cost = result_digest(path, rows), run_resources(path, own)
     args = rows.get('args') if isinstance(rows, dict) and isinstance(rows.get('args'), dict) else {}
     rows = cells_result_rows(rows)
     if not is_cells_json(rows):
         raise DataError(f"not a cells results JSON (a list of rows with {sorted(CELLS_KEYS)})", file=path)
-    digest, ds = file_digest(path), dataset or (Path(str(args['adata'])).stem if args.get('adata') else path.stem)
+    ds = dataset or (Path(str(args['adata'])).stem if args.get('adata') else path.stem)
     if args.get('seed') is not None and not args.get('seeds'): rows = [{'seed': args['seed'], **r} for r in rows]
     unit = lambda task, model: dict(unit_id=import_unit_id(digest, 'cells', task, model), family='cells', dataset=ds,
                                     model=model, task=task, status='done', **run_times(path), worker='import',
-                                    params={'source': str(path.resolve())})
+                                    params={'source': str(path.resolve())}, resources=cost)
     return [(unit(task, model), ms) for (task, model),ms in cells_rows(rows).items()]
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #cba53544

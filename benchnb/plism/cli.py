@@ -236,14 +236,18 @@ def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path =
                 timm_kwargs: Optional[str] = _TimmKwargsOpt):
     "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
     from benchnb.plism.extract import default_loader_workers, extract
+    from benchnb.runs import RunDir
     if list_:
         _list_extractors()
         return
     device = _check_extract_args(extractor, device, shard, timm)
     spec = timm_spec(timm, timm_kwargs) if timm else extractor
     if workers is None: workers = default_loader_workers()
-    summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
-                      overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
+    params = {'extractor': getattr(spec, 'name', spec), 'timm': timm, 'download_dir': str(download_dir),
+              'device': device, 'batch_size': batch_size, 'workers': workers, 'shard': shard}
+    with RunDir(Path(export_dir)/params['extractor'], params, ['torch', 'timm'], kind='plism-extract'):  # resources
+        summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
+                          overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
     typer.echo(summary.to_string(index=False))
 
 # %% ../../nbs/39_plism.cli.ipynb #d4202f6f

@@ -13,7 +13,7 @@ from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
-from ..runs import Ledger, RunDir, atomic_files, json_text, now_iso, write_json
+from ..runs import Ledger, ResourceMeter, RunDir, atomic_files, json_text, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
     n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import l2_normalize, make_backend, twin_ranks
@@ -139,6 +139,7 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
                     workers: int=1, overwrite: bool=False, shard: str|None=None, official: bool=False,
                     memory_mb: float=256) -> Path:
     "Evaluate every slide pair of `extractor`; return the output folder (or, for a shard, its cache folder)."
+    meter = ResourceMeter()                                       # the manifest's `resources`: the whole evaluation
     _check_metrics_outside(features_dir, extractor, metrics_dir)
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor, official)
     ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
@@ -150,7 +151,7 @@ def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike,
     log.info("%s: %d pair(s) to compute (%d recorded) on %s", out, len(todo), len(done), be)
     if todo: _run_pairs(files, todo, n_tiles, reference=ids[0], be=be, workers=workers, ledger=ledger, top_k=top_k)
     if shard is not None and parse_shard(shard)[1] > 1: return cache
-    return merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision)
+    return merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision, meter=meter)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #fdaa9f92
 def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) -> tuple[list[str], str, Path]:
@@ -234,7 +235,7 @@ def _run_pairs(files, todo, n_tiles, reference, be, workers, ledger, top_k):
 
 # %% ../../nbs/33_plism.evaluate.ipynb #5af33715
 def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10), n_tiles=None,
-                  precision: str='fp32') -> Path:
+                  precision: str='fp32', meter: ResourceMeter|None=None) -> Path:
     "Write metrics.csv, results.csv and pair_details.csv from the recorded pairs; return the output folder."
     top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor)
     ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
@@ -245,7 +246,7 @@ def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10)
     _check_recorded(rec, units, cache)
     metrics, extra = _metrics_table(table, units, rec, top_k)
     manifest = {**config, 'extractor': extractor, 'features_dir': str(features_dir), 'n_pairs': len(units)}
-    _write_outputs(out, manifest, config, table, extra, metrics, top_k)
+    _write_outputs(out, manifest, config, table, extra, metrics, top_k, meter)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #c53abc2e
@@ -300,10 +301,10 @@ def results_text(results: dict[str, dict[str, str]]) -> str:
 
 # %% ../../nbs/33_plism.evaluate.ipynb #0956ac06
 def _write_outputs(out: Path, manifest: dict, config: dict, table: list[dict], extra: list[dict],
-                   metrics: list[dict], top_k: list[int]):
-    "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`."
+                   metrics: list[dict], top_k: list[int], meter: ResourceMeter|None=None):
+    "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`; the manifest's `resources` from `meter`."
     names = ('metrics.csv', 'results.csv', 'pair_details.csv', 'evaluate.json')
-    with RunDir(out, manifest, kind='plism-evaluate'):
+    with RunDir(out, manifest, kind='plism-evaluate', meter=meter):
         res = [{'': cat, **cells} for cat, cells in results_cells(metrics, top_k).items()]
         details = [{'slide_a': t['slide_a'], 'slide_b': t['slide_b'], 'category': t['category'], **x}
                    for t, x in zip(table, extra)]

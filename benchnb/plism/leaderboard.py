@@ -14,7 +14,7 @@ import pandas as pd
 from ..core import DataError
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import file_digest, import_unit_id, register_importer, run_times
+from ..resultsdb.importers import file_digest, import_unit_id, register_importer, run_resources, run_times
 from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
@@ -54,7 +54,8 @@ def read_plism(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict
     extractor, label = path.parent.name, path.parent.parent.name
     unit = dict(unit_id=import_unit_id(file_digest(path), 'plism'), family='plism', dataset='plism', model=extractor,
                 task='robustness', status='done', **run_times(path), worker='import',
-                params={'n_tiles': label.removesuffix('_tiles'), 'n_pairs': len(m), 'source': str(path.resolve())})
+                params={'n_tiles': label.removesuffix('_tiles'), 'n_pairs': len(m), 'source': str(path.resolve())},
+                resources=run_resources(path))      # the evaluation's run manifest beside metrics.csv
     return [(unit, plism_rows(m))]
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #2b9cc9fd

@@ -13,11 +13,11 @@ import numpy as np
 
 from ..core import DataError, Registry, family_named, get_logger, load_families
 from .db import ResultsDB
-from ..runs import check_seed
+from ..runs import check_seed, json_text
 
 # %% auto #0
-__all__ = ['importers', 'log', 'file_digest', 'import_unit_id', 'run_times', 'Importer', 'register_importer', 'loaded_importers',
-           'find_sources', 'check_unit', 'import_runs']
+__all__ = ['importers', 'log', 'file_digest', 'import_unit_id', 'run_times', 'combined_cost', 'run_resources', 'result_digest',
+           'Importer', 'register_importer', 'loaded_importers', 'find_sources', 'check_unit', 'import_runs']
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #b3eee97b
 def file_digest(path: str|os.PathLike) -> str:
@@ -45,6 +45,37 @@ def run_times(path: str|os.PathLike) -> dict:
     except ValueError: m = {}
     m = m if isinstance(m, dict) else {}
     return {'started_at': m.get('started'), 'finished_at': m.get('finished') or _mtime(path)}
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #d8fcc367
+def _nums(costs: list[dict], key: str) -> list[float]:
+    return [v for c in costs if isinstance(v := c.get(key), (int, float)) and not isinstance(v, bool) and v == v]
+
+def combined_cost(*costs: Any) -> dict|None:
+    "The costs (`runs.ResourceMeter.read()`) of the processes that made a unit as one; None when none is a mapping."
+    cs = [c for c in costs if isinstance(c, dict)]
+    if not cs: return None
+    out = {k: round(sum(v), 3) if (v := _nums(cs, k)) else None for k in ('wall_s', 'cpu_s')}
+    out |= {k: max(v) if (v := _nums(cs, k)) else None for k in ('peak_rss_mb', 'gpu_peak_mb')}
+    scopes = [s for c in cs if isinstance(s := c.get('peak_rss_scope'), str)]
+    return {**out, 'peak_rss_scope': 'process' if 'process' in scopes else (scopes or [None])[0]}
+
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #8c92620d
+def run_resources(path: str|os.PathLike, own: Any=None) -> dict|None:
+    "What the runs that wrote `path` cost: its folder's `manifest.json` `resources` with `own` (the file's); or None."
+    man = Path(path).parent/'manifest.json'
+    try: m = json.loads(man.read_text()) if man.exists() else {}
+    except (ValueError, UnicodeDecodeError): m = {}
+    return combined_cost(m.get('resources') if isinstance(m, dict) else None, own)
+
+
+# %% ../../nbs/44_resultsdb.importers.ipynb #dda0f3a4
+def result_digest(path: str|os.PathLike, obj: Any=None, indent: int|None=2) -> str:
+    "`file_digest`, except that the `resources` of JSON object `obj` (read from `path`) count for nothing."
+    if not (isinstance(obj, dict) and 'resources' in obj): return file_digest(path)
+    text = json_text({k: v for k, v in obj.items() if k != 'resources'}, indent)   # the bytes `write_json` gave
+    return hashlib.sha256(text.encode('utf-8')).hexdigest()
+
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #4b8975d1
 @dataclass
@@ -154,6 +185,7 @@ def import_runs(db: ResultsDB, paths: Iterable[str|os.PathLike], dataset: str|No
     for k,f,u,ms in units:
         with _reading(k, f): obs = importers[k].observations(f, ms)
         added = db.record_unit(run_id, u, ms, obs)
+        if added and isinstance(u.get('resources'), dict): db.record_resources(run_id, u['unit_id'], u['resources'])
         counts['units_added' if added else 'units_skipped'] += 1
         counts['metrics_added'] += len(ms) if added else 0
     db.finish_run(run_id, 'done')

@@ -257,13 +257,17 @@ def _check_ranking(binding: str, score_from: str, order_by: str):
 def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
               plots, write_json_, order_by='score', validate=False):
     from benchnb.translator.evaluate import evaluate_results
+    from benchnb.runs import ResourceMeter
+    meter = ResourceMeter()                        # output.json's `resources`: reading, judging and scoring
     _check_ranking(binding, score_from, order_by)
     how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
     if not isinstance(results, dict): check_results(benchmark, Path(results))
     evs = evaluate_results(benchmark, results, target, k=k, config=config, normalizer=how, use_xref=not no_xref,
                            binding=binding, score_from=score_from, order_by=order_by, validate=validate)
     for ev in evs: _check_answered(ev, benchmark)
+    cost = meter.read()
     for ev in evs:
+        ev.resources = cost
         dest = _dest(ev, out, len(evs))
         ev.save(dest, json_=write_json_, plots=plots)
         _echo_evaluation(ev, dest)

@@ -307,6 +307,7 @@ class Evaluation:
     options: dict = field(default_factory=dict)         # how results were ranked and matched
     problems: list[Problem]|None = None                 # TRAPI structure problems (only when validated)
     warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked
+    resources: dict|None = None                         # what evaluating cost (`runs.ResourceMeter.read()`), if metered
 
 # %% ../../nbs/13_translator.evaluate.ipynb #d165fdaf
 @patch(as_prop=True)
@@ -618,6 +619,7 @@ def to_dict(self: Evaluation, ci: bool=True) -> dict:
     if ci: out['confidence_intervals'] = self.confidence_intervals()
     out['failures'] = self.failures()
     out['query_status'] = dict(zip(self.uids, self.status))
+    if self.resources: out['resources'] = dict(self.resources)
     return out
 
 # %% ../../nbs/13_translator.evaluate.ipynb #5e076ac0

@@ -14,7 +14,7 @@ import pandas as pd
 from ..core import DataError
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import file_digest, import_unit_id, register_importer, run_times
+from ..resultsdb.importers import import_unit_id, register_importer, result_digest, run_resources, run_times
 from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
@@ -44,9 +44,11 @@ def read_translator(path: str|os.PathLike, dataset: str|None=None) -> list[tuple
         raise DataError("not a Translator output.json (no 'metrics'/'benchmark')", file=path)
     target = out.get('target') or path.parent.parent.name
     bench = out['benchmark'].get('name') if isinstance(out['benchmark'], dict) else out['benchmark']
-    unit = dict(unit_id=import_unit_id(file_digest(path), 'translator'), family='translator', dataset=bench,
+    digest = result_digest(path, out, indent=4)       # output.json's `resources` (what evaluating cost) not counted
+    unit = dict(unit_id=import_unit_id(digest, 'translator'), family='translator', dataset=bench,
                 model=target, task='ranking', status='done', **run_times(path), worker='import',
-                params={'k': out.get('k'), **out.get('evaluation_options', {}), 'source': str(path.resolve())})
+                params={'k': out.get('k'), **out.get('evaluation_options', {}), 'source': str(path.resolve())},
+                resources=run_resources(path, out.get('resources')))   # the fetch's (its manifest) and the evaluation's
     return [(unit, translator_rows(out))]
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #11d7ed16
