@@ -207,11 +207,19 @@ def _ignore_sigint(dask_worker=None):
     try: signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError: pass
 
+def _release_ipc(dask_worker=None):
+    "As this worker closes: stop its own child processes, unlink its semaphores (a killed worker leaves them)."
+    import multiprocessing as mp
+    from multiprocessing import util
+    for child in mp.active_children(): child.terminate()
+    util._run_finalizers(0)                   # what its exit would run: SemLock clean-ups (priority 0) and up
+
 def ignore_ctrl_c_on_workers(client) -> None:
     "Every present and future worker of `client`'s cluster ignores SIGINT (the client stops them itself)."
     from distributed.diagnostics.plugin import WorkerPlugin
     plugin = type('IgnoreCtrlC', (WorkerPlugin,), {'name': 'benchnb-ignore-ctrl-c',
-                                                    'setup': lambda self, worker: _ignore_sigint(worker)})
+                                                    'setup': lambda self, worker: _ignore_sigint(worker),
+                                                    'teardown': lambda self, worker: _release_ipc(worker)})
     client.register_plugin(plugin())
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992
