@@ -41,9 +41,9 @@ demo: install  ## every family's report on demo data, the example sweep (and its
 	$(PY) -c "from benchnb.resultsdb.demo import write_controls_plan as w; w('reports/out/sweep/plan.yaml', 'reports/out/sweep/controls.yaml')"
 	$(BIN)/benchnb sweep run reports/out/sweep/plan.yaml --results reports/out/sweep/results
 	$(BIN)/benchnb sweep run reports/out/sweep/controls.yaml --results reports/out/sweep/results
-	$(BIN)/benchnb demo --out reports/out
 	$(BIN)/benchnb report leaderboard -p results=reports/out/sweep/results -o reports/out/sweep
 	$(BIN)/benchnb results site reports/out/sweep/results --out reports/out/site
+	$(BIN)/benchnb demo --out reports/out    # last: its index.html links the sweep's leaderboard and the site
 
 docs: install  ## build the static docs site into _site/ (and README.md from nbs/index.ipynb)
 	$(PY) tools/build_docs.py

@@ -358,9 +358,19 @@ def _index_row(o: ReportOutput) -> str:
             f"<td class='{o.status}'>{o.status}{err}</td><td>{o.seconds:.1f} s</td></tr>")
 
 # %% ../nbs/01_report.ipynb #1b7bf3d2
+_ALSO = (('the example sweep\'s leaderboard report', 'sweep/leaderboard.html'),
+         ('the leaderboard site', 'site/index.html'))
+
+def _also_links(out_dir: Path) -> str:
+    "Links to what `make demo` writes next to the reports (the sweep's leaderboard, the site), when they exist."
+    found = [(t, p) for t, p in _ALSO if (out_dir/p).is_file() and not (out_dir/p).is_symlink()]
+    items = ''.join(f'<li><a href="{html.escape(p)}">{html.escape(t)}</a></li>' for t, p in found)
+    return f'\n<h2>Also</h2><ul>{items}</ul>' if found else ''
+
 def write_index(outputs: list[ReportOutput], out_dir: str|os.PathLike) -> Path:
-    "An `index.html` linking every report of a demo run, with status and duration."
-    page = _INDEX_HEAD + ''.join(_index_row(o) for o in outputs) + _INDEX_TAIL
+    "An `index.html` linking every report of a demo run, with status and duration (and the sweep's pages)."
+    rows = ''.join(_index_row(o) for o in outputs)
+    page = _INDEX_HEAD + rows + _INDEX_TAIL.replace('</body>', _also_links(Path(out_dir)) + '</body>')
     return write_text(Path(out_dir)/'index.html', page)
 
 # %% ../nbs/01_report.ipynb #30c669f1

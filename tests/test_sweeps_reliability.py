@@ -164,3 +164,35 @@ def test_unit_that_kills_every_worker_is_recorded_failed(tmp_path):
     assert sorted(metrics[metrics.metric == 'seed'].value) == [float(s) for s in seeds]
     starts = (tmp_path/'res'/'work'/'attempts'/bad.unit_id.item()).read_text().splitlines()
     assert len(starts) == 4                          # Dask's allowed-failures (3) + 1: no start more
+
+
+def test_ctrl_c_during_cluster_start_interrupts_and_spares_workers(tmp_path):
+    "A terminal's Ctrl-C (to the whole group) while the local cluster starts: 130 and one line (main: ran all, said 0)."
+    markers = tmp_path/'markers'
+    plan = sleep_plan(tmp_path/'plan.yaml', 4, 0.1, markers)
+    env = {**os.environ, 'BENCHNB_PROGRESS': 'lines', 'BENCHNB_TEST_CTRL_C': 'cluster-start'}
+    p = subprocess.Popen([sys.executable, '-c', CODE, 'sweep', 'run', str(plan), '--results', str(tmp_path/'res'),
+                          '--workers', '2'], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    code, out, err = finish(p, timeout=120)
+    assert code == 130, (code, err)
+    assert 'benchnb: interrupted' in err and 'Traceback' not in err and 'KeyboardInterrupt' not in err, err
+    assert not markers.exists() or not list(markers.glob('*.end'))
+
+
+def test_ctrl_c_mid_unit_leaves_no_leaked_semaphore(tmp_path):
+    "A unit holding a semaphore (a DataLoader's queues) when Ctrl-C stops the sweep: no resource_tracker warning."
+    markers = tmp_path/'markers'
+    (tmp_path/'plan.yaml').write_text(f"units:\n  - family: test\n    task: hold\n    seeds: [0]\n"
+                                      f"    options: {{seconds: 60, marker_dir: '{markers}'}}\n")
+    p = subprocess.Popen([sys.executable, '-c', CODE, 'sweep', 'run', str(tmp_path/'plan.yaml'), '--results',
+                          str(tmp_path/'res'), '--workers', '1'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env={**os.environ, 'BENCHNB_PROGRESS': 'lines'}, start_new_session=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        wait_for(lambda: markers.exists() and list(markers.glob('*.start')), what='the unit to start')
+        os.killpg(p.pid, signal.SIGINT)                          # as a terminal's Ctrl-C: the whole group
+    except BaseException: _killpg(p); raise
+    code, out, err = finish(p, timeout=120)
+    assert code == 130, err
+    assert 'leaked semaphore' not in err and 'Traceback' not in err, err

@@ -34,7 +34,7 @@ class SequentialOrganizationTask(BaseTask):
         if k <= 0: raise DataError("k must be a positive integer", field='k', value=k)
         self.label_key, self.k, self.normalize, self.adaptive_k = label_key, k, normalize, adaptive_k
     def _run_task(self, data: CellDataset, model: str):
-        data.obs_column(self.label_key)                        # existence and missing values, named errors
+        data.obs_column(self.label_key, labels=False)          # existence and missing values, named errors
         self.embedding = data.get_output(model, DataType.EMBEDDING)
         self.labels = time_labels(data.get_input(DataType.METADATA)[self.label_key].to_numpy(), f"obs/{self.label_key}")
         self.nbrs = data.neighbors(model, self.k + 1) if not self.adaptive_k and data.n_obs > self.k else None

@@ -22,8 +22,8 @@ from .scib import SCIB_METRICS, ScibContext, ScibMetric
 
 # %% auto #0
 __all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
-           'check_not_constant', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers',
-           'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
+           'check_not_constant', 'check_not_continuous', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask',
+           'make_classifiers', 'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
            'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras', 'CrossSpeciesIntegrationTask',
            'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
 
@@ -116,12 +116,22 @@ def add_embedding(self: CellDataset, key: str, model: str|None=None) -> np.ndarr
     return X
 
 # %% ../../nbs/21_cells.tasks.ipynb #bd859755
+def check_not_continuous(values: pd.Series, field: str, max_levels: int=50) -> None:
+    "`DataError` for float 'labels' that look like measurements: fractional values, more than `max_levels` distinct."
+    if not pd.api.types.is_float_dtype(values.dtype): return
+    v = values.dropna().to_numpy()
+    n = len(np.unique(v))
+    if n > max_levels and not np.array_equal(v, np.round(v)):
+        raise DataError(f"{n} distinct float values in {len(values)} cells: a continuous column, not labels "
+                        "(bin it or store it as a category)", field=field)
+
 @patch
-def obs_column(self: CellDataset, key: str) -> np.ndarray:
+def obs_column(self: CellDataset, key: str, labels: bool=True) -> np.ndarray:
     "Values of `obs[key]` as strings (observed categories only); `DataError` naming the column otherwise."
     obs = self.get_input(DataType.METADATA)
     if key not in obs.columns:
         raise DataError(f"obs has no column {key!r} (columns: {', '.join(map(str, obs.columns))})", field=f"obs/{key}")
+    if labels: check_not_continuous(obs[key], f"obs/{key}")
     codes, cats = encode_labels(obs[key], self.n_obs, field=f"obs/{key}")
     return cats[codes]
 

@@ -19,9 +19,9 @@ from .plan import Plan, Unit, unit_kinds, unit_record
 # %% auto #0
 __all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
            'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
-           'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster', 'record_result',
-           'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'NoFuture', 'slurm_cluster',
-           'kubernetes_cluster_spec']
+           'ctrl_c_for_tests', 'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster',
+           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'NoFuture',
+           'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -103,13 +103,15 @@ def client_env_kept():
 # %% ../../nbs/42_sweeps.engine.ipynb #dd814a8c
 @contextlib.contextmanager
 def workers_ignore_ctrl_c():
-    "Processes started in the block ignore SIGINT (inherited); the client's handler is back when it ends."
+    "Processes started in the block inherit a blocked SIGINT; a Ctrl-C meanwhile is held, and raised when it ends."
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    from multiprocessing import resource_tracker
+    resource_tracker.ensure_running()        # its first start unblocks SIGINT in the thread that spawns
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try: yield
-    finally: signal.signal(signal.SIGINT, old)
+    finally: signal.pthread_sigmask(signal.SIG_SETMASK, old)      # a held Ctrl-C raises KeyboardInterrupt here
 
 # %% ../../nbs/42_sweeps.engine.ipynb #8d75c5c3
 _DASK_LOGGERS = ('distributed', 'tornado', 'asyncio')
@@ -169,12 +171,24 @@ def _connect(scheduler: Any, seconds: float=20.0) -> ClusterInfo:
     return ClusterInfo(client, None, len(client.scheduler_info()['workers']), None)
 
 # %% ../../nbs/42_sweeps.engine.ipynb #d4879815
+def ctrl_c_for_tests(point: str):
+    "Ctrl-C as a terminal sends it (to the whole process group) when `BENCHNB_TEST_CTRL_C` names `point`."
+    if os.environ.get('BENCHNB_TEST_CTRL_C') == point: os.killpg(os.getpgrp(), signal.SIGINT)
+
 def _local_cluster(n: int, threads: int, dashboard: str|None, resources: dict|None, memory_limit: Any):
     from distributed import LocalCluster
-    with client_env_kept(), workers_ignore_ctrl_c(), dask_quiet():
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
-                            resources=resources, memory_limit=memory_limit, env=blas_env(threads),
-                            silence_logs=logging.ERROR if os.environ.get('BENCHNB_DEBUG') else logging.CRITICAL)
+    quiet, made = logging.ERROR if os.environ.get('BENCHNB_DEBUG') else logging.CRITICAL, []
+    try:
+        with client_env_kept(), workers_ignore_ctrl_c(), dask_quiet():
+            made.append(LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=dashboard,
+                                     resources=resources, memory_limit=memory_limit, env=blas_env(threads),
+                                     silence_logs=quiet))
+            ctrl_c_for_tests('cluster-start')
+    except KeyboardInterrupt:                       # held while it started: close it, then stop the sweep
+        if made:
+            with dask_quiet(), client_env_kept(): made[0].close()
+        raise
+    return made[0]
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9551b9b9
 class GatherNoise(logging.Filter):
@@ -193,11 +207,19 @@ def _ignore_sigint(dask_worker=None):
     try: signal.signal(signal.SIGINT, signal.SIG_IGN)
     except ValueError: pass
 
+def _release_ipc(dask_worker=None):
+    "As this worker closes: stop its own child processes, unlink its semaphores (a killed worker leaves them)."
+    import multiprocessing as mp
+    from multiprocessing import util
+    for child in mp.active_children(): child.terminate()
+    util._run_finalizers(0)                   # what its exit would run: SemLock clean-ups (priority 0) and up
+
 def ignore_ctrl_c_on_workers(client) -> None:
     "Every present and future worker of `client`'s cluster ignores SIGINT (the client stops them itself)."
     from distributed.diagnostics.plugin import WorkerPlugin
     plugin = type('IgnoreCtrlC', (WorkerPlugin,), {'name': 'benchnb-ignore-ctrl-c',
-                                                    'setup': lambda self, worker: _ignore_sigint(worker)})
+                                                    'setup': lambda self, worker: _ignore_sigint(worker),
+                                                    'teardown': lambda self, worker: _release_ipc(worker)})
     client.register_plugin(plugin())
 
 # %% ../../nbs/42_sweeps.engine.ipynb #e8fa2992

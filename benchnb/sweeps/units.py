@@ -38,14 +38,18 @@ def _start_marker(unit: dict, o: dict) -> Path|None:
     return marker
 
 # %% ../../nbs/43_sweeps.units.ipynb #f40da34d
+import multiprocessing
+
 def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
-    "The `test` kind: sleep, echo or fail."
+    "The `test` kind: sleep, echo or fail; `hold` sleeps holding a semaphore (as a DataLoader's queues do)."
     o = unit['options']
     marker = _start_marker(unit, o)
     if unit['task'] == 'fail': raise RuntimeError(o.get('message') or f"unit {unit['unit_id']} fails on purpose")
     if unit['task'] == 'crash': os.kill(os.getpid(), signal.SIGKILL)
     if o.get('seconds') and unit['task'] == 'spin': _spin(float(o['seconds']))
-    elif o.get('seconds'): time.sleep(float(o['seconds']))
+    elif o.get('seconds'):
+        held = multiprocessing.get_context('spawn').Lock() if unit['task'] == 'hold' else None  # resource-tracked
+        time.sleep(float(o['seconds']))
     if marker: Path(f"{marker}.end").touch()
     return [{'metric': 'seed', 'value': float(unit['seed'] or 0)},
             {'metric': 'seconds', 'value': float(o.get('seconds') or 0)}]
@@ -58,6 +62,6 @@ def _test_check(u: dict) -> list:
     return [] if ok else [('options.seconds', 'must be a finite number of seconds >= 0', s)]
 
 register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]}, check=_test_check,
-                   tasks=['sleep', 'spin', 'echo', 'fail', 'crash'],
+                   tasks=['sleep', 'spin', 'echo', 'fail', 'crash', 'hold'],
                    options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
                    description="engine tests: sleep / echo / fail")
