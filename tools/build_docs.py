@@ -291,6 +291,7 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     for nb in sorted(Path(cache).glob('*.ipynb')):
         title, md = notebook_md(nb, docs/'img')
         page = 'index.md' if nb.stem == 'index' else f"{nb.stem}.md"
+        md = md.replace('](docs/img/', '](img/')      # README's repository-relative images: the site copies them to img/
         (docs/page).write_text(md, encoding='utf-8')
         if page != 'index.md': sections.setdefault(nav_section(nb.stem), []).append({title: page})
     (docs/'cli-reference.md').write_text(cli_reference(), encoding='utf-8')

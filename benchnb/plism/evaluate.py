@@ -246,7 +246,7 @@ def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10)
     _check_recorded(rec, units, cache)
     metrics, extra = _metrics_table(table, units, rec, top_k)
     manifest = {**config, 'extractor': extractor, 'features_dir': str(features_dir), 'n_pairs': len(units)}
-    _write_outputs(out, manifest, config, table, extra, metrics, top_k, meter)
+    _write_outputs(out, manifest, config, table, extra, metrics, top_k, meter=meter)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #c53abc2e
