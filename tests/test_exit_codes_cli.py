@@ -155,10 +155,11 @@ def test_ctrl_c_stops_plism_evaluate(tmp_path):
         time.sleep(0.05)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=60)
-    assert p.returncode == 130, err                  # stopped, not finished: fewer than the 28 pairs recorded below
+    assert p.returncode == 130, err                  # stopped, not finished: no metrics.csv below
     assert err.strip().splitlines()[-1].startswith('benchnb: interrupted') and 'Traceback' not in err
     ledger = next((tmp_path/'m').rglob('shard-0-of-1.jsonl')).read_text().splitlines()
-    assert 1 <= len(ledger) < 28 and not (tmp_path/'m'/f'{n}_tiles'/'toy'/'metrics.csv').exists()
+    # the Ctrl-C may land after the last pair (a loaded machine delays it): what must hold is that no output was written
+    assert 1 <= len(ledger) <= 28 and not (tmp_path/'m'/f'{n}_tiles'/'toy'/'metrics.csv').exists()
 
 def test_written_files_respect_the_umask(tmp_path):
     "Atomically written outputs get 0666 less the umask (mkstemp's 0600 used to survive the rename)."

@@ -50,6 +50,7 @@ def run_test_unit(unit: dict, work_dir: str) -> list[dict]:
     elif o.get('seconds'):
         held = multiprocessing.get_context('spawn').Lock() if unit['task'] == 'hold' else None  # resource-tracked
         time.sleep(float(o['seconds']))
+        if held is not None: held.acquire(False)    # used after the sleep: the semaphore lives while the unit sleeps
     if marker: Path(f"{marker}.end").touch()
     return [{'metric': 'seed', 'value': float(unit['seed'] or 0)},
             {'metric': 'seconds', 'value': float(o.get('seconds') or 0)}]
