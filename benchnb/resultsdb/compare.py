@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import DataError, family_named, load_families
+from ..core import DataError, family_named, load_families, plural
 from .db import ResultsDB, db_path, observation_groups
 from ..stats import JUDGED, VERDICTS, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
 
@@ -63,15 +63,13 @@ def replication(family: str) -> Replication:
     return getattr(fams[family], 'replication', Replication()) if family in fams else Replication()
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #e48c7929
-def _plural(unit: str) -> str: return unit[:-1] + 'ies' if unit.endswith('y') else unit + 's'
-
 def _paired(base: pd.DataFrame, new: pd.DataFrame, rep: Replication, seed: int=0) -> tuple[dict, object|None]:
     "The row (means, Δ, unit, n, test, note) and the test of two models' observations of one group."
     j = base[['obs_id', 'value', 'clusters']].merge(new[['obs_id', 'value']], on='obs_id', suffixes=('_b', '_n'))
     j = j[j.value_b.notna() & j.value_n.notna()]
     d = (j.value_n - j.value_b).to_numpy(float)
     row = dict(base=j.value_b.mean(), new=j.value_n.mean(), delta=d.mean() if d.size else np.nan, unit=rep.unit,
-               n_units=d.size, test='', note='', identical=bool(d.size) and not d.any(), needs=_plural(rep.unit))
+               n_units=d.size, test='', note='', identical=bool(d.size) and not d.any(), needs=plural(rep.unit, None))
     if not d.size: return {**row, 'note': 'no shared units with a value'}, None
     if rep.seeds and d.size > 1 and j.value_b.nunique() == 1 and j.value_n.nunique() == 1:
         note = f"same values on all {d.size} seeds: one observation"
@@ -79,7 +77,9 @@ def _paired(base: pd.DataFrame, new: pd.DataFrame, rep: Replication, seed: int=0
         d = d[:1]
     cl = list(j.clusters) if all(isinstance(c, list) and c for c in j.clusters) else None
     t = ClusterJackknife(d, cl) if cl and d.size > 1 else SignFlip(d, seed=seed)
-    if cl and d.size > 1: row.update(unit=f"{rep.unit} ({t.units} {_plural(rep.cluster)})", needs=_plural(rep.cluster))
+    if cl and d.size > 1:
+        clusters = plural(rep.cluster, None)
+        row.update(unit=f"{rep.unit} ({t.units} {clusters})", needs=clusters)
     return {**row, 'test': t.name}, t
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #c6e77836
@@ -225,7 +225,8 @@ def _diff_row(g: pd.DataFrame, rep: Replication, seed: int) -> tuple[dict, objec
     "BASE vs NEW on one group's observations (NaN values flagged `_nan`): a row and its test, or a missing row."
     b,n = g[g.model_version == 'base'],g[g.model_version == 'new']
     if n.empty: return dict(base=b.value[~b._nan].mean(), new=np.nan, delta=np.nan, unit=rep.unit, n_units=0,
-                            test='', note='not in NEW', identical=False, needs=_plural(rep.unit), missing=True),None
+                            test='', note='not in NEW', identical=False, needs=plural(rep.unit, None),
+                            missing=True),None
     r,t = _paired(b[~b._nan], n[~n._nan], rep, seed)
     if t is None and n._nan.all(): r['note'] = 'NaN on every unit in NEW'
     return r,t
