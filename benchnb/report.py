@@ -315,21 +315,23 @@ def run_report(name: str, parameters: dict|None=None, out_dir: str|os.PathLike='
     parameters = resolve_user_paths(given, paths=path_parameters(name))
     check_parameters(name, parameters)
     check_parameter_types(name, parameters)
-    t0 = time.time()
-    files, dest, tmp = _report_paths(out_dir, name)
-    lock = lock_file(tmp)                                   # ours while we run: no other run sweeps it away
-    _finish_install(dest)                                   # a previous install cut short
-    if gone := _sweep_temporaries(out_dir, name): log.info("removed temporaries of earlier runs: %s", ', '.join(gone))
-    page = Path(tmp).with_suffix('.html')
-    log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
+    t0, tmp, lock = time.time(), None, None
     try:
+        with ctrl_c_deferred():                 # a signal lands after both exist, inside the `try` that removes them
+            files, dest, tmp = _report_paths(out_dir, name)
+            lock = lock_file(tmp)               # ours while we run: no other run sweeps it away
+        page = Path(tmp).with_suffix('.html')
+        _finish_install(dest)                   # a previous install cut short
+        if gone := _sweep_temporaries(out_dir, name): log.info("removed earlier runs' temporaries: %s", ', '.join(gone))
+        log.info("running report %s with %s", name, params := {'output_dir': str(files), **parameters})
         if error := _execute(info.path, tmp, params, files, timeout): raise _keep_failed(tmp, dest, error)
         _record_as_given(tmp, given)
         if html: notebook_to_html(tmp, page, show_code=show_code)
         _install_pair(tmp, dest, page if html else None)
     finally:
-        os.close(lock)
-        for p in (Path(tmp), page, _journal(dest)): p.unlink(missing_ok=True)
+        if lock is not None: os.close(lock)
+        if tmp is not None:
+            for p in (Path(tmp), Path(tmp).with_suffix('.html'), _journal(dest)): p.unlink(missing_ok=True)
     return ReportOutput(name, dest, dest.with_suffix('.html') if html else None, time.time() - t0, 'ok', None)
 
 # %% ../nbs/01_report.ipynb #eddf3021
