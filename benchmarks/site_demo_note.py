@@ -11,7 +11,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from benchnb.core import load_families
+from benchnb.family import load_families
 from benchnb.resultsdb.db import ResultsDB
 from benchnb.resultsdb.site import RankOptions, control_roles, rank_models, scaled_cells, site_tables, slug
 

@@ -14,7 +14,8 @@ import typer
 import benchnb
 import typer.core, typer.main
 from .core import (EXIT_CODES, EXIT_ERROR, EXIT_FAILURES, EXIT_INTERRUPTED, BenchnbError, close_progress,
-                          configure_logging, families, load_plugins)
+                          configure_logging, load_plugins)
+from .family import families
 from .report import ReportError, parse_parameters, reports, run_demo, run_report
 from .runs import Terminated, os_error_line, sigterm_as_interrupt, sigterm_seen
 

@@ -15,11 +15,11 @@ from fastcore.basics import patch
 from tqdm import tqdm
 
 # %% auto #0
-__all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
-           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
-           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
-           'progress', 'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
-           'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
+__all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'BenchnbError',
+           'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry', 'Registry',
+           'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines', 'progress',
+           'close_progress', 'import_plugin', 'load_plugins', 'device_name', 'resource_path', 'seed_everything',
+           'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -250,47 +250,11 @@ def close_progress() -> None:
     for bar in [*getattr(tqdm, '_instances', []), *StageLines.open_stages]:
         with contextlib.suppress(Exception): bar.close()
 
-# %% ../nbs/00_core.ipynb #76b3f5c4
-families = Registry('family')  # name -> Family, registered by each family's `cli` module
-
-@dataclass
-class Family:
-    "What a family gives the shared layer; the slots after `adapters` are filled when its adapter modules load."
-    name: str
-    description: str = ''
-    cli: Any = None                                           # its typer.Typer command group
-    adapters: tuple = ()                                      # modules that fill the slots below when imported
-    leaderboard_options: dict = field(default_factory=dict)   # option -> (type, help) for `results leaderboard`
-    unit_kinds: dict = field(default_factory=dict)            # sweep unit kind name -> sweeps.plan.UnitKind
-    importers: dict = field(default_factory=dict)             # name -> resultsdb.importers.Importer
-    leaderboards: dict = field(default_factory=dict)          # name -> resultsdb.leaderboard.Leaderboard
-    demo: Any = None                                          # demo(out_dir) -> result files to import
-    warmup: Any = None                                        # warmup() -> None: compile its kernels ahead
-    replication: Any = None                                   # resultsdb.compare.Replication: its unit of replication
-
-FamilyInfo = Family   # its name before the contract
-
-# %% ../nbs/00_core.ipynb #45c4ff0e
-def register_family(name: str, description: str='', cli: Any=None, replace: bool=True, **contract) -> Family:
-    "Register a family (called from `benchnb.<family>.cli`); `contract`: adapters, leaderboard_options, demo, warmup."
-    fam, old = Family(name, description, cli, **contract), families._entries.get(name)
-    families.register(name, fam, replace=replace)
-    if old is not None:   # registered again (a reloaded module, a re-run notebook): keep what its adapters filled in
-        for slot in ('unit_kinds', 'importers', 'leaderboards'): getattr(fam, slot).update(getattr(old.obj, slot))
-        fam.demo, fam.warmup = fam.demo or old.obj.demo, fam.warmup or old.obj.warmup
-        fam.replication = fam.replication or old.obj.replication
-    return fam
-
-# %% ../nbs/00_core.ipynb #f20dc145
-def family_named(name: str) -> Family:
-    "The registered family `name`, the families' `cli` modules loaded first if it is not registered yet."
-    if name not in families: load_plugins()
-    return families[name]
-
 # %% ../nbs/00_core.ipynb #f275e9bd
 _plugin_errors: dict[str, str] = {}
 
-def _import_logged(module: str) -> None:
+def import_plugin(module: str) -> None:
+    "Import `module` once; a failure is logged and remembered (`load_plugins` returns them), never raised."
     if module in sys.modules or module in _plugin_errors: return
     try: importlib.import_module(module)
     except Exception as e:
@@ -304,16 +268,8 @@ def load_plugins(package: str='benchnb', group: str='benchnb.plugins', only: str
     mods = [f"{package}.{m.name}.cli" for m in pkgutil.iter_modules(pkg.__path__) if m.ispkg]
     if f"{package}.{only}.cli" in mods: mods = [f"{package}.{only}.cli"]
     mods = [m for m in mods if importlib.util.find_spec(m) is not None]
-    for m in mods + [ep.value for ep in metadata.entry_points(group=group)]: _import_logged(m)
+    for m in mods + [ep.value for ep in metadata.entry_points(group=group)]: import_plugin(m)
     return dict(_plugin_errors)
-
-# %% ../nbs/00_core.ipynb #0de9d0a5
-def load_families(package: str='benchnb', group: str='benchnb.plugins') -> Registry:
-    "Every family registered, with its adapters (sweep unit kinds, importers, leaderboards, demo) imported."
-    load_plugins(package, group)
-    for name in families.names():
-        for module in families[name].adapters: _import_logged(module)
-    return families
 
 # %% ../nbs/00_core.ipynb #104615ec
 def device_name(device: str|int|None) -> str:

@@ -9,44 +9,24 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
+from .core import BenchnbError, ConfigError, RunError, get_logger, load_plugins, resource_path
+from .family import Report, reports
 from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
-__all__ = ['reports', 'log', 'PATH_PARAMETER', 'PATH_HELP', 'ReportInfo', 'register_report', 'parse_parameters',
-           'report_parameters', 'check_parameters', 'check_parameter_types', 'path_parameters', 'resolve_user_paths',
-           'report_kernel', 'clean_stderr', 'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput',
-           'run_report', 'small_sample_note', 'write_index', 'run_demo']
+__all__ = ['log', 'PATH_PARAMETER', 'PATH_HELP', 'parse_parameters', 'report_parameters', 'check_parameters',
+           'check_parameter_types', 'path_parameters', 'resolve_user_paths', 'report_kernel', 'clean_stderr',
+           'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput', 'run_report', 'small_sample_note',
+           'write_index', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #38189006
-reports = Registry('report')
 log = get_logger('report')
 
-@dataclass
-class ReportInfo:
-    "A registered report notebook."
-    name: str
-    notebook: str                      # file name inside the shipped `reports/` folder
-    family: str = 'core'
-    description: str = ''
-    demo_parameters: dict = field(default_factory=dict)
-
-    @property
-    def path(self) -> Path: return resource_path('reports', self.notebook)
-
-# %% ../nbs/01_report.ipynb #620af43b
-def register_report(name: str, notebook: str, family: str='core', description: str='',
-                    demo_parameters: dict|None=None) -> ReportInfo:
-    "Register the report notebook `notebook` under `name` (call from a family's plugin module)."
-    info = ReportInfo(name, notebook, family, description, dict(demo_parameters or {}))
-    reports.register(name, info, tags=[family], replace=True)
-    return info
-
 # %% ../nbs/01_report.ipynb #c29aa591
-register_report('core', 'core.ipynb', 'core',
-                'benchnb installation: families, plugins, versions and the aggregation helpers',
-                demo_parameters={'n_groups': 3, 'n_values': 200})
+reports.register('core', Report('core', 'core.ipynb', 'core',
+                                'benchnb installation: families, plugins, versions and the aggregation helpers',
+                                demo_parameters={'n_groups': 3, 'n_values': 200}), replace=True)
 
 # %% ../nbs/01_report.ipynb #58a77808
 def parse_parameters(pairs: Iterable[str]) -> dict[str, Any]:
@@ -352,7 +332,7 @@ _INDEX_TAIL = '</table></body></html>'
 
 # %% ../nbs/01_report.ipynb #d86fb843
 def _index_row(o: ReportOutput) -> str:
-    info = reports[o.name] if o.name in reports else ReportInfo(o.name, '')
+    info = reports[o.name] if o.name in reports else Report(o.name, '')
     esc = html.escape
     link = f'<a href="{esc(o.html.name)}">{esc(o.name)}</a>' if o.html else esc(o.name)
     err = f"<br><small>{esc(o.error)}</small>" if o.error else ''

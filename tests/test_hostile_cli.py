@@ -191,7 +191,7 @@ def test_sweep_datasets_keep_the_plan_s_name(tmp_path):
 def toy_report(tmp_path):
     "A registered report reading the file `data` names and failing when `fail` is true."
     import nbformat
-    from benchnb.report import ReportInfo, reports
+    from benchnb.family import Report as ReportInfo, reports
     nb = nbformat.v4.new_notebook(cells=[
         nbformat.v4.new_code_cell("data = 'in.txt'  # a file to read\nfail = False\nn = 3", metadata={'tags': ['parameters']}),
         nbformat.v4.new_code_cell("print(open(data).read() * n)"),
@@ -287,9 +287,9 @@ def test_sweep_stopped_by_a_signal_to_its_group_says_one_line(tmp_path, sig, cod
 def test_full_disk_during_results_import_is_one_line(tmp_path):
     "DuckDB's own write failure (its WAL cannot grow: RLIMIT_FSIZE stands in for a full disk) is one line naming the database."
     import resource
-    from benchnb.core import family_named, load_families
+    from benchnb.family import family_named, load_families
     load_families()
-    files = family_named('translator').demo.make(tmp_path/'runs')
+    files = family_named('translator').demos['translator'].make(tmp_path/'runs')
     def small_files():
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))

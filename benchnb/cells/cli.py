@@ -11,8 +11,8 @@ from typing import List, Optional, Sequence
 import numpy as np
 import typer
 
-from ..core import DataError, register_family, get_logger, limited_threads, progress_mode
-from ..report import register_report
+from ..core import DataError, get_logger, limited_threads, progress_mode
+from ..family import register_family
 from ..runs import check_seed, write_json
 
 # %% auto #0
@@ -305,5 +305,4 @@ _DEMO = {'h5ad': None, 'embedding_keys': ['X_pca'], 'label_key': 'bulk_labels', 
          'tasks': ['clustering', 'embedding', 'label_prediction', 'batch_integration'], 'seeds': [42]}
 register_family('cells', _FAMILY_HELP, cli=cli,
                 adapters=('benchnb.cells.sweep', 'benchnb.cells.leaderboard', 'benchnb.cells.controls'),
-                warmup=warmup)
-register_report('cells', 'cells.ipynb', 'cells', _REPORT_HELP, demo_parameters=_DEMO)
+                warmup=warmup).report('cells', 'cells.ipynb', _REPORT_HELP, demo_parameters=_DEMO)

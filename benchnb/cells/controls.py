@@ -12,7 +12,7 @@ import numpy as np
 from ..core import DataError
 from .sweep import CELLS_DEMO, _read_cells, run_cells_unit
 from ..resultsdb.site import register_control, register_data_size, register_metric_groups
-from ..sweeps.plan import register_unit_kind, unit_kinds
+from ..family import family_named, unit_kinds
 
 # %% auto #0
 __all__ = ['CELLS_CONTROLS', 'control_embedding', 'run_cells_control', 'cells_metric_group', 'n_cells']
@@ -54,11 +54,12 @@ def _control_check(u: dict) -> list:
     return bad + unit_kinds['cells'].check({**u, 'model': u['options'].get('base')})   # controls are built from base
 
 _cells = unit_kinds['cells']
-register_unit_kind('cells-controls', run_cells_control, family='cells', tasks=_cells.tasks, check=_control_check,
-                   options={**_cells.options, 'base': (str, 'X_pca')}, path_fields=lambda u: _cells.path_fields(u)[:1],
-                   example={'dataset': CELLS_DEMO, 'model': ['control-random', 'control-labels'], 'task': 'clustering',
-                            'seeds': [0], 'options': {'labels': 'louvain'}},
-                   description="cells controls: model = control-random, control-shuffled or control-labels")
+family_named('cells').unit_kind(
+    'cells-controls', run_cells_control, tasks=_cells.tasks, check=_control_check,
+    options={**_cells.options, 'base': (str, 'X_pca')}, path_fields=lambda u: _cells.path_fields(u)[:1],
+    example={'dataset': CELLS_DEMO, 'model': ['control-random', 'control-labels'], 'task': 'clustering',
+             'seeds': [0], 'options': {'labels': 'louvain'}},
+    description="cells controls: model = control-random, control-shuffled or control-labels")
 for _name, _role in CELLS_CONTROLS.items(): register_control('cells', _name, _role, kind='cells-controls')
 
 # %% ../../nbs/23a_cells.controls.ipynb #13e894a1

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
+from ..family import family_named
 from ..resultsdb.db import ResultsDB
-from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import import_unit_id, register_importer, result_digest, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics, min_max_scaled, register_leaderboard
+from ..resultsdb.importers import import_unit_id, result_digest, run_resources, run_times
+from ..resultsdb.leaderboard import done_metrics, min_max_scaled
 
 # %% auto #0
 __all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
@@ -80,8 +80,9 @@ def _is_cells_file(p: Path) -> bool:
     except (ValueError, UnicodeDecodeError): return False
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #ab383e79
-register_importer('cells', 'cells', read_cells, recognises=_is_cells_file, patterns=('*.json',),
-                  description='cells results JSON', observations=cells_observations)
+family_named('cells').importer(
+    'cells', read_cells, recognises=_is_cells_file, patterns=('*.json',),
+    description='cells results JSON', observations=cells_observations)
 from ..resultsdb.compare import register_replication
 register_replication('cells', 'seed', seeds=True)   # a seed of the metric's random part; equal values: one observation
 
@@ -111,7 +112,7 @@ def plot_cells_leaderboard(table: pd.DataFrame, ax=None):
     return ax
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #dea4eb22
-register_leaderboard('cells', cells_leaderboard, description="models × metrics per dataset, scIB-style")
+family_named('cells').leaderboard(cells_leaderboard, description="models × metrics per dataset, scIB-style")
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #ad7796fe
 def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
@@ -131,4 +132,4 @@ def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
     return paths
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #f5c0cf07
-register_demo('cells', demo_cells, dataset='pbmc68k_reduced')   # one JSON per seed, one dataset
+family_named('cells').demo(demo_cells, dataset='pbmc68k_reduced')   # one JSON per seed, one dataset

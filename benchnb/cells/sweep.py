@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core import DataError
-from ..sweeps.plan import register_unit_kind
+from ..family import family_named
 
 # %% auto #0
 __all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
@@ -126,10 +126,11 @@ def _cells_check(u: dict) -> list:
     return probs
 
 # %% ../../nbs/27_cells.sweep.ipynb #9e9afa39
-register_unit_kind('cells', run_cells_unit, family='cells',
-                   example={'dataset': CELLS_DEMO, 'model': 'X_pca', 'task': ['clustering', 'sequential'], 'seeds': [0],
-                            'options': {'labels': 'louvain'}},
-                   tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
-                   options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False),
-                            'knn': (str, 'exact')},
-                   description="single-cell tasks: dataset = .h5ad (or pbmc68k_reduced), model = obsm key or .npy file")
+family_named('cells').unit_kind(
+    'cells', run_cells_unit,
+    example={'dataset': CELLS_DEMO, 'model': 'X_pca', 'task': ['clustering', 'sequential'], 'seeds': [0],
+             'options': {'labels': 'louvain'}},
+    tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
+    options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False),
+             'knn': (str, 'exact')},
+    description="single-cell tasks: dataset = .h5ad (or pbmc68k_reduced), model = obsm key or .npy file")

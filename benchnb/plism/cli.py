@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, List, Optional
 import typer
 
 import re
-from ..core import ConfigError, device_name, register_family, resumable
-from ..report import register_report
+from ..core import ConfigError, device_name, resumable
+from ..family import register_family
 from .options import HELP, EvaluateOptions, checked, kwargs
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
@@ -273,9 +273,9 @@ def _warmup() -> None:
 # %% ../../nbs/39_plism.cli.ipynb #40710036
 register_family('plism', 'PLISM: robustness of pathology foundation models across scanners and stainings', cli=cli,
                 adapters=('benchnb.plism.sweep', 'benchnb.plism.leaderboard', 'benchnb.plism.controls'),
-                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, warmup=_warmup)
-register_report('plism', 'plism.ipynb', 'plism',
-                'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
-                'leaderboard score, plots',
-                demo_parameters={'extractor': 'vit_tiny_random', 'n_tiles': 'all', 'device': 'cpu',
-                                 'demo_grid': [6, 4], 'demo_tile_size': 224})
+                leaderboard_options={'n_tiles': (str, "PLISM: only this n_tiles.")}, warmup=_warmup,
+                title='PLISM').report(
+    'plism', 'plism.ipynb', 'PLISM robustness: synthetic slides → random ViT features → pair metrics, results table, '
+    'leaderboard score, plots',
+    demo_parameters={'extractor': 'vit_tiny_random', 'n_tiles': 'all', 'device': 'cpu', 'demo_grid': [6, 4],
+                     'demo_tile_size': 224})

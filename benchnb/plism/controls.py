@@ -12,7 +12,7 @@ import numpy as np
 from ..core import DataError
 from .sweep import _plism_extract, plism_dirs, run_plism_unit
 from ..resultsdb.site import register_control
-from ..sweeps.plan import register_unit_kind, unit_kinds
+from ..family import family_named, unit_kinds
 
 # %% auto #0
 __all__ = ['PLISM_CONTROLS', 'control_features', 'run_plism_control']
@@ -56,8 +56,9 @@ def _control_check(u: dict) -> list:
     known = ', '.join(PLISM_CONTROLS)
     return [] if u['model'] in PLISM_CONTROLS else [('model', f"not a PLISM control (known: {known})", u['model'])]
 
-register_unit_kind('plism-controls', run_plism_control, family='plism', tasks=_plism.tasks, check=_control_check,
-                   options={**_plism.options, 'control_dim': (int, 64)}, path_fields=_plism.path_fields, fans_out=True,
-                   example={**_plism.example, 'model': list(PLISM_CONTROLS)},
-                   description="PLISM controls: model = control-random or control-identical; dataset as for plism")
+family_named('plism').unit_kind(
+    'plism-controls', run_plism_control, tasks=_plism.tasks, check=_control_check,
+    options={**_plism.options, 'control_dim': (int, 64)}, path_fields=_plism.path_fields, fans_out=True,
+    example={**_plism.example, 'model': list(PLISM_CONTROLS)},
+    description="PLISM controls: model = control-random or control-identical; dataset as for plism")
 for _name, _role in PLISM_CONTROLS.items(): register_control('plism', _name, _role, kind='plism-controls')

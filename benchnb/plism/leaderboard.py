@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
+from ..family import family_named
 from ..resultsdb.db import ResultsDB
-from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import file_digest, import_unit_id, register_importer, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics, register_leaderboard
+from ..resultsdb.importers import file_digest, import_unit_id, run_resources, run_times
+from ..resultsdb.leaderboard import done_metrics
 
 # %% auto #0
 __all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_observations', 'plism_pairs',
@@ -66,9 +66,10 @@ def plism_observations(path: str|os.PathLike, rows: Sequence[dict]) -> list[dict
             for r in rows if 'slide_a' in (p := r.get('params') or {})]
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #e0915e4d
-register_importer('plism', 'plism', read_plism, recognises=lambda p: p.name == 'metrics.csv',
-                  patterns=('**/metrics.csv',), description='PLISM metrics.csv',
-                  observations=plism_observations)
+family_named('plism').importer(
+    'plism', read_plism, recognises=lambda p: p.name == 'metrics.csv',
+    patterns=('**/metrics.csv',), description='PLISM metrics.csv',
+    observations=plism_observations)
 from ..resultsdb.compare import register_replication
 register_replication('plism', 'slide pair', cluster='slide')     # pairs sharing a slide are not independent
 
@@ -172,8 +173,8 @@ def plot_plism_scatter(board: pd.DataFrame, ax=None):
     return ax
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #34708a64
-register_leaderboard('plism', plism_leaderboard, display=lambda t: t.set_index('extractor'),
-                     description="plismbench's leaderboard: four medians and their mean per extractor")
+family_named('plism').leaderboard(plism_leaderboard, display=lambda t: t.set_index('extractor'),
+                                  description="plismbench's leaderboard: four medians and their mean per extractor")
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #3efd369b
 def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[Path]:
@@ -193,4 +194,4 @@ def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[P
     return paths
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #fcee6f46
-register_demo('plism', demo_plism)
+family_named('plism').demo(demo_plism)

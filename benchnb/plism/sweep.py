@@ -12,7 +12,7 @@ if TYPE_CHECKING: import pandas as pd   # annotations only: pandas loads where a
 
 from ..core import device_name
 from .options import from_unit, kwargs, sweep_schema
-from ..sweeps.plan import register_unit_kind
+from ..family import family_named
 from ..sweeps.units import map_on_engine
 
 # %% auto #0
@@ -88,17 +88,18 @@ def run_plism_unit(unit: dict, work_dir: str) -> list[dict]:
     return plism_unit_rows(metrics, pd.read_csv(out/'results.csv', index_col=0), top_k) + per_pair
 
 # %% ../../nbs/37_plism.sweep.ipynb #bcfadb52
-register_unit_kind('plism', run_plism_unit, family='plism',
-                   example={'dataset': 'demo', 'model': 'vit_micro_random', 'task': 'extract_evaluate',
-                            'options': {'pretrained': False, 'batch_size': 16, 'blocks': 2, 'demo_grid': [3, 3],
-                                        'demo_tile_size': 32, 'top_k': [1, 3], 'stainings': ['GMH', 'KR'],
-                                        'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
-                   options={**sweep_schema(), 'extract_precision': (str, 'auto'), 'batch_size': (int, 32),
-                            'blocks': (int, 2), 'pretrained': (bool, True),
-                            'stainings': (list, ['GMH', 'GIV', 'KR']), 'scanners': (list, ['S60', 'AT2']),
-                            'demo_grid': (list, [6, 4]), 'demo_tile_size': (int, 224)},
-                   path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
-                   check=lambda u: [('task', "the demo slides need task extract_evaluate", u['task'])]
-                                   if u['dataset'] == 'demo' and u['task'] == 'evaluate' else [],
-                   description="PLISM robustness: dataset = h5 slides dir, features root (task evaluate) or demo; "
-                               "model = extractor")
+family_named('plism').unit_kind(
+    'plism', run_plism_unit,
+    example={'dataset': 'demo', 'model': 'vit_micro_random', 'task': 'extract_evaluate',
+             'options': {'pretrained': False, 'batch_size': 16, 'blocks': 2, 'demo_grid': [3, 3],
+                         'demo_tile_size': 32, 'top_k': [1, 3], 'stainings': ['GMH', 'KR'],
+                         'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
+    options={**sweep_schema(), 'extract_precision': (str, 'auto'), 'batch_size': (int, 32),
+             'blocks': (int, 2), 'pretrained': (bool, True),
+             'stainings': (list, ['GMH', 'GIV', 'KR']), 'scanners': (list, ['S60', 'AT2']),
+             'demo_grid': (list, [6, 4]), 'demo_tile_size': (int, 224)},
+    path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
+    check=lambda u: [('task', "the demo slides need task extract_evaluate", u['task'])]
+                    if u['dataset'] == 'demo' and u['task'] == 'evaluate' else [],
+    description="PLISM robustness: dataset = h5 slides dir, features root (task evaluate) or demo; "
+                "model = extractor")

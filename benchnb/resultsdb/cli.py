@@ -10,8 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, DataError, families, register_family
-from ..report import register_report
+from ..core import ConfigError, DataError
+from ..family import families, register_family
 
 # %% auto #0
 __all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'compare_cmd', 'diff_cmd', 'site_cmd']
@@ -311,8 +311,7 @@ def site_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duck
     typer.echo(write_site(db_dir, out, families=family or None, n_boot=n_boot))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22f3da4a
-register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.", cli=cli)
-register_report('leaderboard', 'leaderboard.ipynb', 'results',
-                "Leaderboards over a results database (PLISM, cells, Translator); "
-                "demo: a database of real demo runs of all three",
-                demo_parameters={'results': None})
+register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.",
+                cli=cli).report(
+    'leaderboard', 'leaderboard.ipynb', "Leaderboards over a results database: a section per registered leaderboard; "
+    "demo: a database of real demo runs of every family", demo_parameters={'results': None})

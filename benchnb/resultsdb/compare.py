@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core import DataError, family_named, load_families, plural
+from ..core import DataError, plural
+from ..family import family_named, load_families
 from .db import ResultsDB, db_path, observation_groups
 from ..stats import JUDGED, VERDICTS, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
 

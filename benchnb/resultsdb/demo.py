@@ -5,40 +5,29 @@
 # %% ../../nbs/46_resultsdb.demo.ipynb #7121a88d
 from __future__ import annotations
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
-from ..core import family_named, get_logger, load_families
+from ..core import get_logger
+from ..family import demos, load_families, unit_kinds
 from .db import ResultsDB
 from .importers import import_runs
 
 # %% auto #0
-__all__ = ['log', 'Demo', 'register_demo', 'demo_database', 'controls_plan', 'write_controls_plan']
+__all__ = ['log', 'demo_database', 'controls_plan', 'write_controls_plan']
 
 # %% ../../nbs/46_resultsdb.demo.ipynb #f0b7ce1b
 log = get_logger('resultsdb.demo')
 
-@dataclass
-class Demo:
-    "A family's demo runs: `make(out_dir)` -> result files to import; `dataset` for files that name none."
-    make: Callable
-    dataset: str|None = None
-
-def register_demo(family: str, make: Callable, dataset: str|None=None) -> Demo:
-    "Register `family`'s demo maker in its contract."
-    fam = family_named(family)
-    fam.demo = Demo(make, dataset)
-    return fam.demo
-
 # %% ../../nbs/46_resultsdb.demo.ipynb #0bb767ff
 def demo_database(results_dir: str|os.PathLike, families: Sequence[str]|None=None) -> Path:
     "Make the demo runs under `results_dir/runs` and import them into `results_dir/results.duckdb`."
-    out, fams = Path(results_dir), load_families()
-    names = [n for n in fams.names() if fams[n].demo] if families is None else list(families)
+    load_families()
+    out = Path(results_dir)
+    names = demos.names() if families is None else [n for f in families for n in demos.names() if demos[n].family == f]
     with ResultsDB(out) as db:
         for n in names:
-            counts = import_runs(db, fams[n].demo.make(out/'runs'), dataset=fams[n].demo.dataset)
+            counts = import_runs(db, demos[n].make(out/'runs'), dataset=demos[n].dataset)
             log.info("demo database %s, %s: %s", out, n, counts)
     return out/'results.duckdb'
 
@@ -47,7 +36,6 @@ def demo_database(results_dir: str|os.PathLike, families: Sequence[str]|None=Non
 def _control_kinds(kind: str) -> list[tuple[str, list[str]]]:
     "(unit kind, the control models it runs) of the family that owns unit kind `kind`."
     from benchnb.resultsdb.site import controls
-    from benchnb.sweeps.plan import unit_kinds
     fam, out = unit_kinds[kind].owner, {}
     for c in (controls[n] for n in controls.names()):
         if fam and c.family == fam and c.kind and c.kind != kind: out.setdefault(c.kind, []).append(c.model)
@@ -56,7 +44,6 @@ def _control_kinds(kind: str) -> list[tuple[str, list[str]]]:
 # %% ../../nbs/46_resultsdb.demo.ipynb #a419ecbb
 def controls_plan(plan: dict) -> dict:
     "The plan running every family's controls on the datasets, tasks, seeds and options of `plan`'s entries."
-    from benchnb.sweeps.plan import unit_kinds
     load_families()
     units, seen = [], set()
     for e in plan.get('units', []):

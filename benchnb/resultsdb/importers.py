@@ -11,13 +11,14 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
-from ..core import DataError, Registry, family_named, get_logger, load_families
+from ..core import DataError, get_logger
+from ..family import Importer, importers, load_families
 from .db import ResultsDB
 from ..runs import check_seed, json_text
 
 # %% auto #0
-__all__ = ['importers', 'log', 'file_digest', 'import_unit_id', 'run_times', 'combined_cost', 'run_resources', 'result_digest',
-           'Importer', 'register_importer', 'loaded_importers', 'find_sources', 'check_unit', 'import_runs']
+__all__ = ['log', 'file_digest', 'import_unit_id', 'run_times', 'combined_cost', 'run_resources', 'result_digest',
+           'loaded_importers', 'find_sources', 'check_unit', 'import_runs']
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #b3eee97b
 def file_digest(path: str|os.PathLike) -> str:
@@ -76,29 +77,6 @@ def result_digest(path: str|os.PathLike, obj: Any=None, indent: int|None=2) -> s
     text = json_text({k: v for k, v in obj.items() if k != 'resources'}, indent)   # the bytes `write_json` gave
     return hashlib.sha256(text.encode('utf-8')).hexdigest()
 
-
-# %% ../../nbs/44_resultsdb.importers.ipynb #4b8975d1
-@dataclass
-class Importer:
-    "How the database recognises and reads one kind of result file; registered by a family's adapter module."
-    name: str
-    family: str
-    read: Callable                          # read(path, dataset=None) -> [(unit, metric rows)]
-    recognises: Callable                    # recognises(path) -> bool, cheap: by name, or a small file's content
-    patterns: tuple = ()                    # globs that find its files under a folder, e.g. '**/output.json'
-    description: str = ''                   # what such a file is, for messages ('PLISM metrics.csv')
-    hint: Callable = lambda folder: None    # why a folder holds none of its files and what to do, or None
-    observations: Callable = lambda path, rows: []   # per-unit values (query, pair, seed) behind the metric rows
-
-# %% ../../nbs/44_resultsdb.importers.ipynb #87f95cef
-importers = Registry('results importer')
-
-def register_importer(name: str, family: str, read: Callable, recognises: Callable, **kw) -> Importer:
-    "Register (or replace) an importer, also in `family`'s contract."
-    imp = Importer(name, family, read, recognises, **kw)
-    importers.register(name, imp, replace=True)
-    family_named(family).importers[name] = imp
-    return imp
 
 # %% ../../nbs/44_resultsdb.importers.ipynb #2647b590
 def loaded_importers() -> list[Importer]:

@@ -10,12 +10,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from ..core import DataError, families, family_named, load_families
+from ..core import DataError
+from ..family import Leaderboard, families, load_families
 from .db import ResultsDB
 
 # %% auto #0
-__all__ = ['done_metrics', 'min_max_scaled', 'Leaderboard', 'register_leaderboard', 'leaderboard_families', 'family_leaderboard',
-           'leaderboard']
+__all__ = ['done_metrics', 'min_max_scaled', 'leaderboard_families', 'family_leaderboard', 'leaderboard']
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #4aa78aa2
 def done_metrics(db: ResultsDB, family: str, **filters) -> pd.DataFrame:
@@ -32,22 +32,6 @@ def min_max_scaled(t: pd.DataFrame) -> pd.DataFrame:
     "Each column min–max scaled to [0, 1] (a constant column scores 1)."
     lo,hi = t.min(),t.max()
     return ((t - lo) / (hi - lo).replace(0, np.nan)).where(t.notna()).fillna(1.0).where(t.notna())
-
-# %% ../../nbs/45_resultsdb.leaderboard.ipynb #34d5ea1c
-@dataclass
-class Leaderboard:
-    "A family's leaderboard: `table(db, dataset=None, **options)` as its field publishes it."
-    family: str
-    table: Callable
-    display: Callable = lambda t: t   # the table as the command line prints it
-    description: str = ''
-    note: Callable|None = None        # (table, options given) -> one line printed above the table, or None
-
-def register_leaderboard(family: str, table: Callable, name: str|None=None, **kw) -> Leaderboard:
-    "Register `table` in `family`'s contract as its leaderboard `name` (default: the family's name)."
-    lb = Leaderboard(family, table, **kw)
-    family_named(family).leaderboards[name or family] = lb
-    return lb
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #11624784
 def leaderboard_families() -> list[str]:

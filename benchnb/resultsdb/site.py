@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 
 import benchnb
-from ..core import DataError, Registry, get_logger, load_families, resource_path
+from ..core import DataError, Registry, get_logger, resource_path
+from ..family import load_families
 from .db import ResultsDB
 from ..runs import write_text
 from ..stats import Q_ALPHA, higher_is_better

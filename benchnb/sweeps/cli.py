@@ -9,7 +9,8 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, EXIT_ERROR, load_families, progress_mode, register_family, resumable
+from ..core import ConfigError, EXIT_ERROR, progress_mode, resumable
+from ..family import load_families, register_family
 from ..runs import write_text
 
 # %% auto #0

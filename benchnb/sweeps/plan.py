@@ -12,48 +12,14 @@ from typing import Any, Callable, Sequence
 import yaml
 from fastcore.basics import patch
 
-from ..core import ConfigError, Registry, family_named, get_logger, load_families
+from ..core import ConfigError, get_logger
+from ..family import UnitKind, unit_kinds
 from ..runs import check_seed, safe_name
 
 # %% auto #0
-__all__ = ['unit_kinds', 'SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'log', 'UnitKind', 'UnitKinds', 'register_unit_kind',
-           'max_plan_nodes', 'max_plan_units', 'max_plan_bytes', 'load_yaml_marked', 'PlanError', 'field_name',
-           'file_identity', 'Unit', 'unit_record', 'check_entry', 'expand_entry', 'Plan', 'check_plan', 'load_plan']
-
-# %% ../../nbs/41_sweeps.plan.ipynb #a901be93
-@dataclass
-class UnitKind:
-    "What a family's sweep unit accepts and how it runs: `run(unit, work_dir) -> list of metric rows`."
-    family: str
-    run: Callable
-    tasks: Sequence[str]|Callable|None = None   # known tasks, or a function returning them (lazy imports)
-    options: dict = field(default_factory=dict)  # name -> (type or tuple of types, default)
-    path_fields: Callable = lambda unit: ()      # unit dict -> names of fields holding paths
-    check: Callable = lambda unit: ()            # unit dict -> [(field, message, value)] family-specific problems
-    fans_out: bool = False                       # run() only coordinates sub-tasks, which take the unit's resources
-    description: str = ''
-    example: dict|None = None                    # a plan entry that runs offline in seconds (the contract tests')
-    owner: str|None = None                       # the family whose units these are (results are recorded under it)
-
-# %% ../../nbs/41_sweeps.plan.ipynb #33d00a9e
-class UnitKinds(Registry):
-    "The sweep unit kinds: the engine's own and every family's (the families' adapters load at the first lookup)."
-    def _loaded(self) -> Registry:
-        load_families()
-        return self
-    def __contains__(self, name): return Registry.__contains__(self._loaded(), name)
-    def entry(self, name): return Registry.entry(self._loaded(), name)
-    def names(self, tag=None): return Registry.names(self._loaded(), tag)
-
-# %% ../../nbs/41_sweeps.plan.ipynb #001f69ae
-unit_kinds = UnitKinds('sweep unit kind')
-
-def register_unit_kind(name: str, run: Callable, family: str|None=None, **kw) -> UnitKind:
-    "Register (or replace) the unit kind `name` (a plan's `family:` value), also in `family`'s contract if given."
-    kind = UnitKind(name, run, owner=family, **kw)
-    unit_kinds.register(name, kind, replace=True)
-    if family is not None: family_named(family).unit_kinds[name] = kind
-    return kind
+__all__ = ['SMALL_FILE', 'ENTRY_FIELDS', 'TOP_FIELDS', 'log', 'max_plan_nodes', 'max_plan_units', 'max_plan_bytes',
+           'load_yaml_marked', 'PlanError', 'field_name', 'file_identity', 'Unit', 'unit_record', 'check_entry',
+           'expand_entry', 'Plan', 'check_plan', 'load_plan']
 
 # %% ../../nbs/41_sweeps.plan.ipynb #46d65fd3
 def _marks(node, path=(), out=None, seen=None) -> dict:
@@ -254,7 +220,7 @@ def _check_options(kind: UnitKind, opts: Any, where: tuple, err: Callable) -> li
     for k, v in pairs:
         path = where + (('grid', k) if k in grid else (k,))
         if k not in kind.options:
-            probs.append(err(path, _unknown(k, kind.options).replace('field', f'{kind.family} option'), k))
+            probs.append(err(path, _unknown(k, kind.options).replace('field', f'{kind.name} option'), k))
             continue
         typ = kind.options[k][0]
         if v is not None and not isinstance(v, typ): probs.append(err(path, f"expected {_typename(typ)}", v))

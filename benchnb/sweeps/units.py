@@ -8,7 +8,7 @@ import os, signal, time
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .plan import register_unit_kind
+from ..family import Family
 
 # %% auto #0
 __all__ = ['map_on_engine', 'run_test_unit']
@@ -62,7 +62,10 @@ def _test_check(u: dict) -> list:
     ok = s is None or (isinstance(s, (int, float)) and not isinstance(s, bool) and 0 <= s < float('inf'))
     return [] if ok else [('options.seconds', 'must be a finite number of seconds >= 0', s)]
 
-register_unit_kind('test', run_test_unit, example={'task': 'echo', 'seeds': [3]}, check=_test_check,
-                   tasks=['sleep', 'spin', 'echo', 'fail', 'crash', 'hold'],
-                   options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
-                   description="engine tests: sleep / echo / fail")
+# the sweep family's own kind, through a handle on the family (`benchnb.sweeps.cli` registers it): a worker that
+# unpickles `run_test_unit` imports this module alone; its results are recorded under 'test'
+Family('sweep').unit_kind(
+    'test', run_test_unit, owner='test', example={'task': 'echo', 'seeds': [3]}, check=_test_check,
+    tasks=['sleep', 'spin', 'echo', 'fail', 'crash', 'hold'],
+    options={'seconds': ((int, float), 0), 'message': (str, ''), 'marker_dir': (str, None)},
+    description="engine tests: sleep / echo / fail")

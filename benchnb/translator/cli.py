@@ -10,8 +10,8 @@ from typing import Optional
 
 import typer
 
-from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, register_family, resumable
-from ..report import register_report
+from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, resumable
+from ..family import register_family
 from .config import MODES, load_config
 from .queries import build_queries, queries_jsonl
 
@@ -574,9 +574,9 @@ def tests_serve_cmd(suites: list[str] = _SuitesArg, host: str = typer.Option('12
 register_family('translator', "NCATS Translator query benchmarks (TRAPI): queries, fetch, evaluate, reference target",
                 cli=cli, adapters=('benchnb.translator.sweep', 'benchnb.translator.leaderboard',
                                    'benchnb.translator.controls'),
-                leaderboard_options={'k': (int, "Translator: cut-off k (default: each target's own).")})
-register_report('translator', 'translator.ipynb', 'translator',
-                'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets '
-                '(tables, metric-vs-k plots)',
-                demo_parameters={'benchmarks': ['treats', 'DrugCentral_subset'],
-                                 'targets': ['reference', 'reference-shuffled'], 'k': 10})
+                leaderboard_options={'k': (int, "Translator: cut-off k (default: each target's own).")}).report(
+    'translator', 'translator.ipynb',
+    'Translator benchmarks: fetch from local reference TRAPI targets, evaluate, compare targets '
+    '(tables, metric-vs-k plots)',
+    demo_parameters={'benchmarks': ['treats', 'DrugCentral_subset'], 'targets': ['reference', 'reference-shuffled'],
+                     'k': 10})

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import DataError
 from ..resultsdb.site import register_control
-from ..sweeps.plan import register_unit_kind, unit_kinds
+from ..family import family_named, unit_kinds
 from .sweep import translator_rows
 
 # %% auto #0
@@ -73,10 +73,11 @@ def _control_check(u: dict) -> list:
     if u['model'] in TRANSLATOR_CONTROLS: return []
     return [('model', f"not a Translator control (known: {known})", u['model'])]
 
-register_unit_kind('translator-controls', run_translator_control, family='translator', tasks=_tr.tasks,
-                   check=_control_check, options={k: v for k, v in _tr.options.items() if k not in ('url', 'results')},
-                   path_fields=lambda u: ['options.config'] if u['options']['config'] else [],
-                   example={**_tr.example, 'model': list(TRANSLATOR_CONTROLS)},
-                   description="Translator controls: model = control-shuffled or control-oracle (local demo targets)")
+family_named('translator').unit_kind(
+    'translator-controls', run_translator_control, tasks=_tr.tasks,
+    check=_control_check, options={k: v for k, v in _tr.options.items() if k not in ('url', 'results')},
+    path_fields=lambda u: ['options.config'] if u['options']['config'] else [],
+    example={**_tr.example, 'model': list(TRANSLATOR_CONTROLS)},
+    description="Translator controls: model = control-shuffled or control-oracle (local demo targets)")
 for _name, _role in TRANSLATOR_CONTROLS.items():
     register_control('translator', _name, _role, kind='translator-controls')

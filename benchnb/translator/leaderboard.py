@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
+from ..family import family_named
 from ..resultsdb.db import ResultsDB
-from ..resultsdb.demo import register_demo
-from ..resultsdb.importers import import_unit_id, register_importer, result_digest, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics, register_leaderboard
+from ..resultsdb.importers import import_unit_id, result_digest, run_resources, run_times
+from ..resultsdb.leaderboard import done_metrics
 
 # %% auto #0
 __all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
@@ -75,9 +75,10 @@ def translator_observations(path: str|os.PathLike, rows: Sequence[dict]=()) -> l
     return obs
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #ade949ad
-register_importer('translator', 'translator', read_translator, recognises=lambda p: p.name == 'output.json',
-                  patterns=('**/output.json',), description='Translator output.json', hint=_unevaluated_hint,
-                  observations=translator_observations)
+family_named('translator').importer(
+    'translator', read_translator, recognises=lambda p: p.name == 'output.json',
+    patterns=('**/output.json',), description='Translator output.json', hint=_unevaluated_hint,
+    observations=translator_observations)
 from ..resultsdb.compare import register_replication
 register_replication('translator', 'query')      # a query is the unit of every per-query metric
 
@@ -144,8 +145,8 @@ def translator_k_note(table: pd.DataFrame, options: dict) -> str|None:
     return f"k = each target's largest ({', '.join(map(str, ks))})"
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #350fb5c7
-register_leaderboard('translator', translator_leaderboard, description="targets × metrics at k per benchmark",
-                     note=translator_k_note)
+family_named('translator').leaderboard(translator_leaderboard, description="targets × metrics at k per benchmark",
+                                       note=translator_k_note)
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #f7fb9f5b
 def _skill(responses: dict, boost: float, seed: int=0) -> dict:
@@ -173,4 +174,4 @@ def demo_translator(out: Path) -> list[Path]:
     return paths
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #f74ece86
-register_demo('translator', demo_translator)
+family_named('translator').demo(demo_translator)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..sweeps.plan import register_unit_kind
+from ..family import family_named
 
 # %% auto #0
 __all__ = ['LOCAL_TARGETS', 'translator_rows', 'run_translator_unit']
@@ -61,11 +61,12 @@ def run_translator_unit(unit: dict, work_dir: str) -> list[dict]:
     return translator_rows(ev) + translator_observations(output_json)   # per-query values: for `results compare`
 
 # %% ../../nbs/17_translator.sweep.ipynb #171a01d3
-register_unit_kind('translator', run_translator_unit, family='translator',
-                   example={'dataset': 'treats', 'model': 'reference', 'task': 'evaluate', 'options': {'k': 5}},
-                   tasks=['evaluate'],
-                   options={'k': (int, 20), 'url': (str, None), 'config': (str, None), 'results': (str, None),
-                            'concurrency': (int, 8)},
-                   path_fields=lambda u: [f"options.{f}" for f in ('config', 'results') if u['options'][f]],
-                   description="Translator: dataset = benchmark, model = target (reference targets run locally), "
-                               "or options.results = a fetch run folder")
+family_named('translator').unit_kind(
+    'translator', run_translator_unit,
+    example={'dataset': 'treats', 'model': 'reference', 'task': 'evaluate', 'options': {'k': 5}},
+    tasks=['evaluate'],
+    options={'k': (int, 20), 'url': (str, None), 'config': (str, None), 'results': (str, None),
+             'concurrency': (int, 8)},
+    path_fields=lambda u: [f"options.{f}" for f in ('config', 'results') if u['options'][f]],
+    description="Translator: dataset = benchmark, model = target (reference targets run locally), "
+                "or options.results = a fetch run folder")
