@@ -19,9 +19,9 @@ lic = licenses[cfg['license']]
 
 def reqs(key): return cfg.get(key, '').split()
 
-families = ['translator', 'cells', 'plism', 'gpu', 'reports', 'lab', 'docs', 'sweeps', 'cluster', 'dev']
-extras = {name: reqs(f'{name}_requirements') for name in families}
-extras['all'] = sorted({r for name in families for r in extras[name]})
+# every `<extra>_requirements` key is an extra: a family declares its own in settings.ini, nothing here names one
+extras = {k.removesuffix('_requirements'): reqs(k) for k in cfg if k.endswith('_requirements') and k != 'requirements'}
+extras['all'] = sorted({r for rs in extras.values() for r in rs})
 
 # Data that lives at the top of the repo (config/, the report notebooks in nbs/reports/, the site's assets/) and
 # is shipped inside

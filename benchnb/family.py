@@ -134,7 +134,9 @@ class Report:
     demo_parameters: dict[str, object] = field(default_factory=dict)
 
     @property
-    def path(self) -> Path: return resource_path('reports', self.notebook)
+    def path(self) -> Path:
+        "Where the notebook is: `notebook` itself if absolute (a family outside benchnb ships its own), else shipped."
+        return Path(self.notebook) if Path(self.notebook).is_absolute() else resource_path('reports', self.notebook)
 
 # %% ../nbs/00e_family.ipynb #c92db16e
 @dataclass

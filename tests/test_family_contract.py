@@ -10,15 +10,15 @@ import cloudpickle
 import pytest
 import yaml
 
-from benchnb.core import load_families
+from benchnb.family import load_families, unit_kinds
 from benchnb.resultsdb.db import ResultsDB
 from benchnb.sweeps.engine import execute_unit
-from benchnb.sweeps.plan import load_plan, unit_kinds
+from benchnb.sweeps.plan import load_plan
 
 CODE = "import sys; from benchnb.cli import main; sys.exit(main(sys.argv[1:]))"
 FAMILIES = load_families()
 KINDS = [n for n in unit_kinds.names() if unit_kinds[n].example]
-WITH_DEMO = [n for n in FAMILIES.names() if FAMILIES[n].demo and FAMILIES[n].leaderboards and FAMILIES[n].importers]
+WITH_DEMO = [n for n in FAMILIES.names() if FAMILIES[n].demos and FAMILIES[n].leaderboards and FAMILIES[n].importers]
 
 
 def cli(*args, env=None, timeout=600):
@@ -40,7 +40,8 @@ def example_entry(kind: str, **change) -> dict:
 def test_every_benchmark_family_fills_its_contract():
     for name in ('cells', 'plism', 'translator'):
         fam = FAMILIES[name]
-        assert fam.cli is not None and fam.unit_kinds and fam.importers and fam.leaderboards and fam.demo, name
+        assert fam.cli is not None and fam.unit_kinds and fam.importers and fam.leaderboards and fam.demos, name
+        assert fam.reports and all(r.path.exists() for r in fam.reports.values()), name
     assert set(KINDS) >= {'cells', 'plism', 'translator', 'test'}
 
 
@@ -67,8 +68,9 @@ def test_unit_on_a_fresh_worker_process_equals_the_unit_here(kind, tmp_path):
 @pytest.mark.parametrize('family', WITH_DEMO)
 def test_demo_runs_import_and_rank(family, tmp_path):
     "The family's demo files go through its importer (the `results import` command) into its leaderboard."
-    files = FAMILIES[family].demo.make(tmp_path/'runs')
-    args = ['--dataset', FAMILIES[family].demo.dataset] if FAMILIES[family].demo.dataset else []
+    demo = FAMILIES[family].demos[family]
+    files = demo.make(tmp_path/'runs')
+    args = ['--dataset', demo.dataset] if demo.dataset else []
     r = cli('results', 'import', tmp_path/'db', *files, *args)
     assert r.returncode == 0, r.stderr
     with ResultsDB(tmp_path/'db', read_only=True) as db:
@@ -106,55 +108,69 @@ def test_sweep_whose_every_unit_fails_exits_1(kind, tmp_path):
 
 
 TOY_CLI = '''
+from pathlib import Path
 import typer
-from benchnb.core import register_family
+from benchnb.family import register_family
 cli = typer.Typer(no_args_is_help=True, help="A toy family.")
 @cli.command('hello')
 def hello_cmd(): typer.echo("hello from toyfam")
 register_family('toyfam', "A toy family that lives outside benchnb.", cli=cli, adapters=('toyfam.adapters',),
-                leaderboard_options={'best_only': (bool, "toyfam: only the best model.")})
+                leaderboard_options={'best_only': (bool, "toyfam: only the best model.")}).report(
+    'toyfam', str(Path(__file__).parent/'toyfam.ipynb'), "the toy leaderboard on its demo runs",
+    demo_parameters={'best_only': False})
 '''
 TOY_ADAPTERS = '''
 import json
 from pathlib import Path
-from benchnb.sweeps.plan import register_unit_kind
-from benchnb.resultsdb.importers import file_digest, import_unit_id, register_importer, run_times
-from benchnb.resultsdb.leaderboard import done_metrics, register_leaderboard
-from benchnb.resultsdb.demo import register_demo
+from benchnb.family import family_named
+from benchnb.resultsdb.importers import file_digest, import_unit_id, run_times
+from benchnb.resultsdb.leaderboard import done_metrics
 
+fam = family_named('toyfam')
 def run_toy_unit(unit, work_dir):
     return [{'metric': 'score', 'value': len(unit['model']) / 10}]
-register_unit_kind('toy', run_toy_unit, family='toyfam', tasks=['score'], example={'model': ['ab', 'abcd'], 'task': 'score'})
+fam.unit_kind('toy', run_toy_unit, tasks=['score'], example={'model': ['ab', 'abcd'], 'task': 'score'})
 
 def read_toy(path, dataset=None):
     rows, digest = json.loads(Path(path).read_text())['scores'], file_digest(path)
     return [(dict(unit_id=import_unit_id(digest, m), family='toyfam', dataset=dataset or 'toyset', model=m, task='score',
                   status='done', **run_times(path), worker='import', params={}), [dict(metric='score', value=v)])
             for m, v in rows.items()]
-register_importer('toy', 'toyfam', read_toy, recognises=lambda p: p.name.endswith('.toy.json'), patterns=('**/*.toy.json',),
-                  description='toy scores')
+fam.importer('toy', read_toy, recognises=lambda p: p.name.endswith('.toy.json'), patterns=('**/*.toy.json',),
+             description='toy scores')
 
 def toy_board(db, dataset=None, best_only=None):
     t = done_metrics(db, 'toyfam').groupby(['dataset', 'model']).value.mean().to_frame('score')
     t = t.sort_values('score', ascending=False)
     return t.head(1) if best_only else t
-register_leaderboard('toyfam', toy_board)
+fam.leaderboard(toy_board)
 
 def toy_demo(out):
     out.mkdir(parents=True, exist_ok=True)
     (out/'a.toy.json').write_text(json.dumps({'scores': {'m1': 0.5, 'm2': 0.75}}))
     return [out/'a.toy.json']
-register_demo('toyfam', toy_demo)
+fam.demo(toy_demo)
 '''
+TOY_REPORT = {'cells': [
+    {'cell_type': 'code', 'metadata': {'tags': ['parameters']}, 'execution_count': None, 'outputs': [],
+     'source': "best_only = False   # only the best model\noutput_dir = None   # where files are written"},
+    {'cell_type': 'code', 'metadata': {}, 'execution_count': None, 'outputs': [], 'source': (
+        "from pathlib import Path\nfrom benchnb.resultsdb.db import ResultsDB\n"
+        "from benchnb.resultsdb.demo import demo_database\nfrom benchnb.resultsdb.leaderboard import leaderboard\n"
+        "db = ResultsDB(demo_database(Path(output_dir)/'toy_results', families=['toyfam']), read_only=True)\n"
+        "leaderboard(db, 'toyfam', best_only=best_only).to_html()")}],
+    'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'}},
+    'nbformat': 4, 'nbformat_minor': 5}
 
 
 def test_a_family_outside_benchnb_needs_no_edit_of_benchnb(tmp_path):
-    "Its own folder and an entry point: CLI group, sweep unit kind, importer, leaderboard (+ option) and demo."
+    "Its own folder and an entry point: CLI group, sweep unit kind, importer, leaderboard (+ option), demo and report."
     site = tmp_path/'site'
     (site/'toyfam').mkdir(parents=True)
     (site/'toyfam'/'__init__.py').write_text('')
     (site/'toyfam'/'cli.py').write_text(TOY_CLI)
     (site/'toyfam'/'adapters.py').write_text(TOY_ADAPTERS)
+    (site/'toyfam'/'toyfam.ipynb').write_text(json.dumps(TOY_REPORT))
     dist = site/'toyfam-0.1.dist-info'
     dist.mkdir()
     (dist/'METADATA').write_text("Metadata-Version: 2.1\nName: toyfam\nVersion: 0.1\n")
@@ -176,3 +192,7 @@ def test_a_family_outside_benchnb_needs_no_edit_of_benchnb(tmp_path):
     assert r.returncode == 0 and 'm9' in r.stdout, r.stderr
     r = cli('results', 'leaderboard', tmp_path/'res', '-f', 'cells', '--best-only', env=env)
     assert r.returncode == 1 and "not an option of the cells leaderboard" in r.stderr
+    r = cli('demo', '--only', 'toyfam', '-o', tmp_path/'reports', env=env)     # its report, on its demo runs
+    assert r.returncode == 0, r.stderr[-3000:]
+    page = (tmp_path/'reports'/'toyfam.html').read_text(encoding='utf-8')
+    assert 'm2' in page and '0.75' in page and 'm1' in page

@@ -1,11 +1,18 @@
-"The README's example plan is the one `benchnb sweep example` writes; the overhead benchmark script runs."
+"The README points at `benchnb sweep example`, whose plan is every family's example unit; the overhead benchmark script runs."
 import json, subprocess, sys
 
-from benchnb.sweeps.cli import EXAMPLE_PLAN
+import yaml
+
+from benchnb.family import unit_kinds
+from benchnb.sweeps.cli import example_plan
 
 
-def test_readme_shows_the_example_plan(repo_root):
-    assert EXAMPLE_PLAN in (repo_root/'README.md').read_text(encoding='utf-8')
+def test_readme_shows_how_to_get_the_example_plan(repo_root):
+    assert 'benchnb sweep example' in (repo_root/'README.md').read_text(encoding='utf-8')
+    units = yaml.safe_load(example_plan())['units']
+    own = [n for n in unit_kinds.names() if unit_kinds[n].example and unit_kinds[n].family == n]
+    assert [u['family'] for u in units] == own and {'cells', 'plism', 'translator'} <= set(own)
+    assert all(u == {'family': u['family'], **unit_kinds[u['family']].example} for u in units)
 
 
 def test_sweep_overhead_script_smoke(repo_root, tmp_path):

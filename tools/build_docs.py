@@ -13,7 +13,7 @@ of `docs/` ("run it on your model", one per family) and a Reports page linking t
 the HTML files of `reports/out/` are copied into the site).
 """
 from __future__ import annotations
-import argparse, ast, base64, configparser, html, os, re, shutil, subprocess, sys
+import argparse, ast, base64, configparser, functools, html, os, re, shutil, subprocess, sys
 from pathlib import Path
 
 import nbformat
@@ -137,14 +137,28 @@ def readme_text() -> str:
             parts.append(f"```{lang}\n{src.lstrip('!') if lang == 'bash' else src}\n```")
     return '<!-- Generated from nbs/index.ipynb by tools/build_docs.py --readme; edit the notebook, not this file. -->\n\n' + '\n\n'.join(parts) + '\n'
 
-SECTION_NAMES = {'translator': 'Translator', 'cells': 'Cells', 'plism': 'PLISM'}   # display names; others: Title case
+def family_names() -> list[str]:
+    "The families, in the order of their notebooks (`1x_translator.…` before `2x_cells.…`): `NN_family.module` names."
+    out = []
+    for p in sorted((ROOT/'nbs').glob('*.ipynb')):
+        prefix, _, module = p.stem.partition('_')
+        if '.' in module and prefix[:1] not in '04' and (f := module.split('.')[0]) not in out: out.append(f)
+    return out
+
+@functools.cache
+def family_titles() -> dict[str, str]:
+    "Each family's name in headings (its `Family.title`, 'PLISM'), from the registry."
+    from benchnb.core import load_plugins
+    from benchnb.family import families
+    load_plugins()
+    return {n: families[n].title if n in families else n.title() for n in family_names()}
 
 def nav_section(stem: str) -> str:
     "The nav section of a notebook: its family (`1x_translator.…` → Translator, any new family too), else by number."
     if stem == 'index': return ''
     prefix, _, module = stem.partition('_')
     family = module.split('.')[0]
-    if '.' in module and prefix[:1] not in '04': return SECTION_NAMES.get(family, family.title())
+    if '.' in module and prefix[:1] not in '04': return family_titles().get(family, family.title())
     return {'0': 'Core', '9': 'CLI'}.get(prefix[:1], 'More')
 
 def _only_defining_cells(cell):
@@ -252,13 +266,19 @@ def relative_404(site_dir: Path):
     p = site_dir/'404.html'
     if p.exists(): p.write_text(re.sub(r'((?:href|src)=")/(?!/)', r'\1', p.read_text(encoding='utf-8')), encoding='utf-8')
 
-def report_screenshots(demo_dir: Path, names=('translator', 'cells', 'plism'), width: int=1280, height: int=1000) -> list[Path]:
-    "Screenshot the top of each demo report (headless Chromium, 1280 px) into docs/img/report-NAME.png for the how-to pages."
+def family_reports() -> list[str]:
+    "The reports the families registered (`fam.report`), in the families' order."
+    from benchnb.family import families
+    family_titles()                                   # loads the families' cli modules, which register the reports
+    return [r for f in family_names() if f in families for r in families[f].reports]
+
+def report_screenshots(demo_dir: Path, names=None, width: int=1280, height: int=1000) -> list[Path]:
+    "Screenshot the top of each family's demo report (headless Chromium, 1280 px) into docs/img/report-NAME.png."
     from PIL import Image
     chromium = next(filter(None, map(shutil.which, ['chromium', 'chromium-browser', 'google-chrome'])), None)
     if not chromium: sys.exit("headless Chromium is needed for --screenshots: run `make chromium`")
     out = []
-    for name in names:
+    for name in names or family_reports():
         page, shot = Path(demo_dir)/f'{name}.html', ROOT/'docs'/'img'/f'report-{name}.png'
         if not page.exists(): continue
         shot.parent.mkdir(exist_ok=True)
@@ -272,7 +292,7 @@ def report_screenshots(demo_dir: Path, names=('translator', 'cells', 'plism'), w
 
 def howto_pages() -> list[tuple[str, Path]]:
     "Every `docs/howto-*.md` (a family adds its own), labelled by its title after 'Run it on your model: '."
-    order = {'translator': 0, 'cells': 1, 'plism': 2}
+    order = {f: i for i, f in enumerate(family_names())}
     pages = sorted((ROOT/'docs').glob('howto-*.md'), key=lambda p: (order.get(p.stem[6:], 9), p.stem))
     title = lambda p: p.read_text(encoding='utf-8').splitlines()[0].lstrip('# ').split(': ', 1)[-1].split(' (')[0]
     return [(title(p)[:1].upper() + title(p)[1:], p) for p in pages]
@@ -304,7 +324,7 @@ def build(site_dir: Path, proc: bool=True, demo_dir: Path|None=None) -> Path:
     for label, page in howto_pages():
         shutil.copy(page, docs/page.name); howtos.append({label: page.name})
     nav += [{'Run it on your model': howtos}, {'Reports': 'reports.md'}]
-    known = ['Core', 'CLI', 'Translator', 'Cells', 'PLISM']
+    known = ['Core', 'CLI'] + [family_titles()[f] for f in family_names()]
     for sec in known + sorted(set(sections) - set(known) - {'More'}) + ['More']:
         if sec in sections: nav.append({sec: sections[sec]})
     (docs/'assets'/'extra.css').write_text(

@@ -4,41 +4,30 @@
 
 # %% ../../nbs/49_sweeps.cli.ipynb #957a2370
 from __future__ import annotations
+import textwrap
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 from ..core import ConfigError, EXIT_ERROR, progress_mode, resumable
-from ..family import load_families, register_family
+from ..family import load_families, register_family, unit_kinds
 from ..runs import write_text
 
 # %% auto #0
-__all__ = ['EXAMPLE_PLAN', 'cli', 'example_cmd', 'validate_cmd', 'parse_resources', 'run_cmd']
+__all__ = ['cli', 'example_plan', 'example_cmd', 'validate_cmd', 'parse_resources', 'run_cmd']
 
 # %% ../../nbs/49_sweeps.cli.ipynb #4e7b1bbe
-EXAMPLE_PLAN = """\
-# benchnb sweep plan: the demo data of the three families (about a minute on 2 cores).
-# Each entry expands to the Cartesian product of its list-valued dataset / model / task / seeds.
-name: demo
-units:
-  - family: cells                      # single-cell embeddings
-    dataset: pbmc68k_reduced           # an .h5ad path, or the scanpy demo
-    model: [X_pca, X_umap]             # obsm keys or .npy embedding files
-    task: [clustering, embedding]
-    seeds: [0]
-    options: {labels: bulk_labels}
-  - family: plism                      # pathology robustness across scanners and stainings
-    dataset: demo                      # synthetic slides; or a folder of h5 slides
-    model: vit_tiny_random             # a registered extractor
-    task: extract_evaluate             # extraction per slide, evaluation in blocks of pairs
-    options: {pretrained: false, batch_size: 16, blocks: 2, demo_grid: [4, 3], demo_tile_size: 64}
-  - family: translator                 # TRAPI targets on a benchmark
-    dataset: [treats, DrugCentral_subset]    # benchmarks of the Translator config
-    model: [reference, reference-shuffled]   # the local demo targets (or targets.json names / options.url)
-    task: evaluate
-    options: {k: 10}
-"""
+def example_plan() -> str:
+    "The example plan, YAML: each family's own unit kind (the kind named after it) with the kind's `example` entry."
+    import yaml
+    load_families()
+    kinds = [unit_kinds[n] for n in unit_kinds.names() if unit_kinds[n].example and unit_kinds[n].family == n]
+    entry = lambda k: yaml.safe_dump([{'family': k.name, **k.example}], sort_keys=False, default_flow_style=None,
+                                     width=110)
+    return ("# benchnb sweep plan: every family's example unit, on demo data that is made or shipped offline.\n"
+            "# Each entry expands to the Cartesian product of its list-valued dataset / model / task / seeds.\n"
+            "name: demo\nunits:\n" + ''.join(f"  # {k.description}\n" + textwrap.indent(entry(k), '  ') for k in kinds))
 
 # %% ../../nbs/49_sweeps.cli.ipynb #04040063
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -51,8 +40,8 @@ def _units_loaded():
 # %% ../../nbs/49_sweeps.cli.ipynb #bd9136da
 @cli.command('example')
 def example_cmd(out: Path = typer.Option(Path('plan.yaml'), '--out', '-o', help="Where to write the example plan.")):
-    "Write a runnable example plan over the demo data of all three families."
-    write_text(out, EXAMPLE_PLAN)
+    "Write a runnable example plan: every family's example unit, on demo data."
+    write_text(out, example_plan())
     typer.echo(f"{out}")
 
 # %% ../../nbs/49_sweeps.cli.ipynb #1c642bc8
