@@ -100,7 +100,8 @@ class Leader(NamedTuple):
     model: str
     score: str             # what the score is: 'leaderboard score', 'mean scaled metric'
     value: float
-    n_models: int
+    n_models: int          # how many it ranks
+    models: str = 'models' # what they are: extractors, targets
 
 @dataclass
 class Leaderboard:

@@ -26,7 +26,7 @@ def test_leaderboard_report_demo_then_on_its_database(tmp_path):
     assert 'No done cells results in this database' in json.dumps(json.loads(res.notebook.read_text()))
     # the same report over an existing database (the one the demo built), Translator at k = 5 only
     db = files/'demo_results'
-    params = {'results': str(db), 'families': ['translator'], 'translator_k': 5}
+    params = {'results': str(db), 'families': ['translator'], 'options': {'k': 5}}
     res2 = run_report('leaderboard', params, tmp_path/'b', html=False)
     assert res2.status == 'ok'
     t5 = pd.read_csv(tmp_path/'b'/'leaderboard_files'/'translator_leaderboard.csv')
@@ -89,6 +89,6 @@ def test_summary_leader_is_the_leader_every_model_is_compared_with(tmp_path):
     res = run_report('leaderboard', {'results': str(tmp_path/'db'), 'families': ['cells']}, tmp_path/'r', html=False)
     assert res.status == 'ok'
     text = json.dumps(json.loads(res.notebook.read_text()))
-    summary = re.findall(r'\*\*cells\*\* \([^)]*\): (?:<code>|`)([^<`]+)(?:</code>|`)', text)
+    summary = re.findall(r'\*\*Cells\*\* \([^)]*\): (?:<code>|`)([^<`]+)(?:</code>|`)', text)
     against = re.findall(r'every model against (?:<code>|`)([^<`]+)(?:</code>|`)', text)
     assert summary == ['A'] and against == ['A'], (summary, against)

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
-from ..family import family_named
+from ..family import Leader, family_named
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.importers import import_unit_id, result_digest, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics, min_max_scaled
+from ..resultsdb.leaderboard import best_row, done_metrics, min_max_scaled
 
 # %% auto #0
 __all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
-           'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
+           'cells_leaderboard', 'plot_cells_leaderboard', 'cells_leaders', 'cells_section', 'demo_cells']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -111,8 +111,43 @@ def plot_cells_leaderboard(table: pd.DataFrame, ax=None):
     ax.figure.tight_layout()
     return ax
 
+# %% ../../nbs/28_cells.leaderboard.ipynb #e37f3f10
+def cells_leaders(db: ResultsDB) -> list[Leader]:
+    "The best model per dataset, by the mean scaled metric."
+    out = []
+    for ds, b in cells_leaderboard(db).groupby(level='dataset', sort=False):
+        b = pd.DataFrame({'model': b.index.get_level_values('model'), 'score': b[('', 'mean scaled')].to_numpy()})
+        best = best_row(b, 'score', 'model')
+        out.append(Leader(ds, best.model, 'mean scaled metric', best.score, len(b), 'models'))
+    return out
+
+# %% ../../nbs/28_cells.leaderboard.ipynb #5ae29de6
+_CELLS_SECTION = ("Mean over seeds and repeated units. Colour = the value on one 0–1 scale (values outside it are clipped), "
+                  "so close values look alike whatever the number of models; the numbers are black or white, whichever "
+                  "contrasts more with the cell. Rows are ordered by `mean scaled`: each metric min–max scaled across "
+                  "the models of a dataset, then averaged (scIB's presentation).")
+
+def cells_section(db: ResultsDB, out: Path) -> None:
+    "The cells section of the leaderboard report: the models × metrics heat table, as a table and a picture."
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown, display
+    from benchnb.html import cell_colours, heat_table
+    display(Markdown(_CELLS_SECTION))
+    board = cells_leaderboard(db)
+    board.to_csv(out/'cells_leaderboard.csv')
+    metric_cols = [c for c in board.columns if c != ('', 'mean scaled')]
+    display(heat_table(board, subset=metric_cols))
+    ax = plot_cells_leaderboard(board)             # the same colours as a picture, for slides
+    vals = board[metric_cols].to_numpy(float)
+    ax.images[0].set_data(np.clip(vals, 0, 1))
+    for t, v in zip(ax.texts, vals.ravel()): t.set_color(cell_colours(v)[1])
+    ax.set_title('cells: models × metrics (colour: value on a 0–1 scale)', fontsize=9)
+    ax.figure.savefig(out/'cells_leaderboard.png', dpi=80); plt.close(ax.figure)
+
 # %% ../../nbs/28_cells.leaderboard.ipynb #dea4eb22
-family_named('cells').leaderboard(cells_leaderboard, description="models × metrics per dataset, scIB-style")
+family_named('cells').leaderboard(cells_leaderboard, description="models × metrics per dataset, scIB-style",
+                                  title="Single-cell: models × metrics", section=cells_section, leaders=cells_leaders,
+                                  headline='adjusted_rand_index')
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #ad7796fe
 def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
-from ..family import family_named
+from ..family import Leader, family_named
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.importers import file_digest, import_unit_id, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics
+from ..resultsdb.leaderboard import best_row, done_metrics
 
 # %% auto #0
 __all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_observations', 'plism_pairs',
-           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'demo_plism']
+           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'plism_leaders', 'plism_section', 'demo_plism']
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #cc34b5c1
 PAIR_FIELDS = ('slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b')
@@ -172,9 +172,57 @@ def plot_plism_scatter(board: pd.DataFrame, ax=None):
     ax.figure.tight_layout()
     return ax
 
+# %% ../../nbs/38_plism.leaderboard.ipynb #6fbc384b
+def plism_leaders(db: ResultsDB, n_tiles: str|int|None=None) -> list[Leader]:
+    "The best extractor per dataset and n_tiles, by the leaderboard score."
+    out = []
+    for (ds, nt), b in plism_leaderboard(db, n_tiles).groupby(['dataset', 'n_tiles']):
+        best = best_row(b, 'leaderboard', 'extractor')
+        out.append(Leader(f"{ds}, {nt} tiles", best.extractor, 'leaderboard score', best.leaderboard, len(b),
+                          'extractors'))
+    return out
+
+# %% ../../nbs/38_plism.leaderboard.ipynb #fe27c976
+_PLISM_SECTION = ("The leaderboard score is plismbench's: the mean of four medians over slide pairs — cosine similarity "
+                  "(all pairs) and top-10 retrieval accuracy inter-scanner, inter-staining and across both — computed "
+                  "by `benchnb.plism.evaluate`'s own functions from the per-pair rows.")
+def _readable_scatter(ax, board: pd.DataFrame) -> None:
+    "Axes zoomed to the points (within 0–1), each label on the side of its point that stays inside the axes."
+    for lim, v in ((ax.set_xlim, board.cosine_all), (ax.set_ylim, board.top10_all)):
+        pad = max(0.05, 0.15 * (v.max() - v.min()))
+        lim(max(-0.02, v.min() - pad), min(1.02, v.max() + pad))
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()
+    for a in ax.texts:
+        right, up = a.xy[0] > (x0 + x1) / 2, a.xy[1] > (y0 + y1) / 2
+        a.set_horizontalalignment('right' if right else 'left'); a.set_verticalalignment('top' if up else 'bottom')
+        a.xyann = (-6 if right else 6, -6 if up else 6)
+
+_PLISM_SCATTER = ("Cosine similarity against top-10 accuracy (medians over all pairs), as in plismbench's figure: a model "
+                  "high on the x axis but low on the y axis gives similar but collapsed embeddings.")
+
+def plism_section(db: ResultsDB, out: Path, n_tiles: str|int|None=None) -> None:
+    "PLISM's section of the leaderboard report: the board, the cosine/top-10 scatter, each extractor's results table."
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown, display
+    from benchnb.html import code, esc, table
+    display(Markdown(_PLISM_SECTION))
+    board = plism_leaderboard(db, n_tiles)
+    board.to_csv(out/'plism_leaderboard.csv', index=False)
+    display(table(board), Markdown(_PLISM_SCATTER))
+    for (ds, nt), b in board.groupby(['dataset', 'n_tiles']):
+        ax = plot_plism_scatter(b); _readable_scatter(ax, b)
+        ax.set_title(f"PLISM robustness ({ds}, {nt} tiles)", fontsize=9)
+        ax.figure.savefig(out/f'plism_scatter_{nt}.png', dpi=80); plt.show()
+    display(Markdown("The `results.csv` table of each extractor (`mean (std) ; median (iqr)` over the pairs of each "
+                     "category):"))
+    for (ds, model, nt), t in plism_results(db, n_tiles).items():
+        display(Markdown(f"{code(model)} ({esc(ds)}, {nt} tiles)"), table(t))
+
 # %% ../../nbs/38_plism.leaderboard.ipynb #34708a64
 family_named('plism').leaderboard(plism_leaderboard, display=lambda t: t.set_index('extractor'),
-                                  description="plismbench's leaderboard: four medians and their mean per extractor")
+                                  description="plismbench's leaderboard: four medians and their mean per extractor",
+                                  title="PLISM: robustness of pathology foundation models", section=plism_section,
+                                  leaders=plism_leaders, headline='top_10_accuracy')
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #3efd369b
 def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[Path]:

@@ -15,7 +15,7 @@ from ..family import Leaderboard, families, load_families
 from .db import ResultsDB
 
 # %% auto #0
-__all__ = ['done_metrics', 'min_max_scaled', 'leaderboard_families', 'family_leaderboard', 'leaderboard']
+__all__ = ['done_metrics', 'min_max_scaled', 'best_row', 'leaderboard_families', 'family_leaderboard', 'leaderboard']
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #4aa78aa2
 def done_metrics(db: ResultsDB, family: str, **filters) -> pd.DataFrame:
@@ -32,6 +32,11 @@ def min_max_scaled(t: pd.DataFrame) -> pd.DataFrame:
     "Each column min–max scaled to [0, 1] (a constant column scores 1)."
     lo,hi = t.min(),t.max()
     return ((t - lo) / (hi - lo).replace(0, np.nan)).where(t.notna()).fillna(1.0).where(t.notna())
+
+# %% ../../nbs/45_resultsdb.leaderboard.ipynb #f366b9a5
+def best_row(board: pd.DataFrame, score: str, name: str, higher: bool=True) -> pd.Series:
+    "The best row of `board` by `score`, ties broken by `name` (alphabetical first)."
+    return board.assign(_n=board[name].astype(str)).sort_values([score, '_n'], ascending=[not higher, True]).iloc[0]
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #11624784
 def leaderboard_families() -> list[str]:

@@ -12,14 +12,15 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError
-from ..family import family_named
+from ..family import Leader, family_named
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.importers import import_unit_id, result_digest, run_resources, run_times
-from ..resultsdb.leaderboard import done_metrics
+from ..resultsdb.leaderboard import best_row, done_metrics
 
 # %% auto #0
 __all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
-           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'demo_translator']
+           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'translator_leaders',
+           'translator_section', 'demo_translator']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:
@@ -144,9 +145,36 @@ def translator_k_note(table: pd.DataFrame, options: dict) -> str|None:
     if len(ks) == 1: return f"k = {ks[0]} (each target's largest)"
     return f"k = each target's largest ({', '.join(map(str, ks))})"
 
+# %% ../../nbs/18_translator.leaderboard.ipynb #a61488cd
+def translator_leaders(db: ResultsDB, k: int|None=None) -> list[Leader]:
+    "The best target per benchmark, by mean average precision at k (else the first metric)."
+    t = translator_leaderboard(db, k)
+    col = 'mean_average_precision_at_k' if 'mean_average_precision_at_k' in t else t.columns[0]
+    out = []
+    for bench, b in t.groupby(level='benchmark', sort=False):
+        b = pd.DataFrame({'target': b.index.get_level_values(1), 'score': b[col].to_numpy()})
+        best = best_row(b, 'score', 'target')
+        out.append(Leader(bench, best.target, col, best.score, len(b), 'targets'))
+    return out
+
+# %% ../../nbs/18_translator.leaderboard.ipynb #a08089c7
+def translator_section(db: ResultsDB, out: Path, k: int|None=None) -> None:
+    "The Translator's section of the leaderboard report: targets × metrics at k, and the curves over k."
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+    from benchnb.html import slug, table
+    board = translator_leaderboard(db, k)
+    board.to_csv(out/'translator_leaderboard.csv')
+    display(table(board))
+    for b in sorted(db.units(family='translator', status='done').dataset.unique()):
+        fig = plot_translator_curves(db, benchmark=b); fig.suptitle(b, fontsize=10); fig.tight_layout()
+        fig.savefig(out/f'translator_curves_{slug(b)}.png', dpi=80); plt.show()
+
 # %% ../../nbs/18_translator.leaderboard.ipynb #350fb5c7
 family_named('translator').leaderboard(translator_leaderboard, description="targets × metrics at k per benchmark",
-                                       note=translator_k_note)
+                                       note=translator_k_note, title="Translator: targets × metrics at k, and curves over k",
+                                       section=translator_section, leaders=translator_leaders,
+                                       headline='mean_average_precision_at_k')
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #f7fb9f5b
 def _skill(responses: dict, boost: float, seed: int=0) -> dict:
