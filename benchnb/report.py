@@ -26,7 +26,7 @@ log = get_logger('report')
 # %% ../nbs/01_report.ipynb #c29aa591
 reports.register('core', Report('core', 'core.ipynb', 'core',
                                 'benchnb installation: families, plugins, versions and the aggregation helpers',
-                                demo_parameters={'n_groups': 3, 'n_values': 200}), replace=True)
+                                demo_parameters={'n_groups': 3, 'n_values': 200}), tags=['core'], replace=True)
 
 # %% ../nbs/01_report.ipynb #58a77808
 def parse_parameters(pairs: Iterable[str]) -> dict[str, Any]:

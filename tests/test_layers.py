@@ -3,7 +3,7 @@ results, stats, the sweep engine, the results database and the root CLI — impo
 function (they find families through `benchnb.family`'s registries, which `load_families` fills by importing the
 modules each family names); a family imports no other family; and a module imports only modules of lower notebook
 layers: the shared base (notebooks 00–08: core, options, family, report, …), then the engines (4x: sweeps, results
-database), then the families (1x–3x), then the root CLI (09); inside the base and the engines a module imports only
+database), then the families (1x–3x, and any NN outside 0x and 4x), then the root CLI (09); inside the base and the engines a module imports only
 lower notebook numbers (`41_sweeps.plan` → 41), inside a family anything of its own (no cycles: test_import_graph).
 Type-only imports under `TYPE_CHECKING` are left out."""
 import ast, json, re
@@ -11,7 +11,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT/'benchnb'
-FAMILIES = ('translator', 'cells', 'plism')
+# a family's modules are notebooks `NN_family.module` outside 0x (base), 4x (engines) and 09 (root CLI)
+FAMILIES = {m[2] for p in (ROOT/'nbs').glob('*.ipynb') if (m := re.match(r'(\d+)[a-z]?_(\w+)\.', p.name))
+            and not (int(m[1]) < 10 or 40 <= int(m[1]) < 50)}
 
 
 def module_name(path: Path) -> str:
@@ -65,6 +67,10 @@ def notebook_numbers() -> dict[str, float]:
     return out
 
 
+def test_the_families_are_found():
+    assert {'translator', 'cells', 'plism'} <= FAMILIES and not FAMILIES & {'sweeps', 'resultsdb', 'core'}
+
+
 def test_shared_modules_import_no_family():
     bad = {m: sorted(i for i in deps if family_of(i)) for m, deps in graph().items()
            if family_of(m) is None and any(family_of(i) for i in deps)}
@@ -79,7 +85,7 @@ def test_a_family_imports_no_other_family():
 
 def layer(number: float) -> int:
     "0 the shared base, 1 the engines, 2 the families, 3 the root CLI."
-    return 3 if number == 9 else 1 if 40 <= number < 50 else 2 if 10 <= number < 40 else 0
+    return 3 if number == 9 else 0 if number < 9 else 1 if 40 <= number < 50 else 2
 
 
 # 48_resultsdb.compare is numbered after two modules that use it (45a site, 47 resultsdb.cli): a numbering slip, not
