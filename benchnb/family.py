@@ -12,14 +12,12 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
 from .core import Registry, RegistryError, import_plugin, load_plugins, resource_path
 from .options import sweep_schema
 
-if TYPE_CHECKING:                       # types only: the contract imports nothing above it
-    import typer
-    from benchnb.resultsdb.compare import Replication
+if TYPE_CHECKING: import typer          # the type of `Family.cli` (typer is imported by the command-line modules)
 
 # %% auto #0
 __all__ = ['families', 'unit_kinds', 'importers', 'leaderboards', 'demos', 'reports', 'AdapterRegistry', 'UnitKind', 'Importer',
-           'LeaderboardOption', 'Leader', 'Leaderboard', 'Demo', 'Report', 'Family', 'register_family', 'family_named',
-           'load_families']
+           'LeaderboardOption', 'Leader', 'Leaderboard', 'Demo', 'Replication', 'Report', 'Family', 'register_family',
+           'family_named', 'load_families']
 
 # %% ../nbs/00e_family.ipynb #42045dbc
 def _caller(depth: int=2) -> str:
@@ -123,6 +121,14 @@ class Demo:
     family: str
     make: Callable[[Path], list]
     dataset: str|None = None
+
+# %% ../nbs/00e_family.ipynb #98288ad1
+@dataclass
+class Replication:
+    "What one observation of a family is: its unit, what units may share, whether observations are seeds."
+    unit: str = 'unit'          # 'query', 'slide pair', 'seed'
+    cluster: str = 'cluster'    # what units can share ('slide'): they are then resampled by it
+    seeds: bool = False         # seeds of one computation: values equal on every seed are one observation
 
 # %% ../nbs/00e_family.ipynb #0e173f32
 @dataclass

@@ -5,11 +5,11 @@
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
 import ast, difflib, html, json, os, re, tempfile, time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core import BenchnbError, ConfigError, RunError, get_logger, load_plugins, resource_path
+from .core import BenchnbError, ConfigError, RunError, get_logger, load_plugins
 from .family import Report, reports
 from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env

@@ -5,19 +5,18 @@
 # %% ../../nbs/48_resultsdb.compare.ipynb #566dbfa4
 from __future__ import annotations
 import json, os
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..core import DataError, plural
-from ..family import family_named, load_families
+from ..family import Replication, family_named, load_families
 from .db import ResultsDB, db_path, observation_groups
 from ..stats import JUDGED, VERDICTS, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
 
 # %% auto #0
-__all__ = ['KEY', 'ACROSS', 'COLUMNS', 'EXIT_REGRESSION', 'EXIT_UNCHECKED', 'GATE_CODES', 'unit_observations', 'Replication',
+__all__ = ['KEY', 'ACROSS', 'COLUMNS', 'EXIT_REGRESSION', 'EXIT_UNCHECKED', 'GATE_CODES', 'unit_observations',
            'register_replication', 'replication', 'verdict_line', 'compare', 'parse_source', 'diff', 'regressions',
            'regression_line', 'gate_summary', 'gate', 'gate_line', 'leaderboard_intervals', 'rank_table']
 
@@ -45,13 +44,6 @@ def unit_observations(db: ResultsDB, family: str|None=None, run_id: str|None=Non
     return o.reset_index(drop=True)
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #33fef666
-@dataclass
-class Replication:
-    "What one observation of a family is: its unit, what units may share, whether observations are seeds."
-    unit: str = 'unit'          # 'query', 'slide pair', 'seed'
-    cluster: str = 'cluster'    # what units can share ('slide'): they are then resampled by it
-    seeds: bool = False         # seeds of one computation: values equal on every seed are one observation
-
 def register_replication(family: str, unit: str, cluster: str='cluster', seeds: bool=False) -> Replication:
     "Say what a unit of `family` is, in its contract (its leaderboard adapter calls this)."
     rep = Replication(unit, cluster, seeds)

@@ -5,9 +5,8 @@
 # %% ../../nbs/44_resultsdb.importers.ipynb #6c885b80
 from __future__ import annotations
 import contextlib, datetime as dt, hashlib, json, os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Iterable
 
 import numpy as np
 

@@ -4,8 +4,6 @@
 
 # %% ../../nbs/45_resultsdb.leaderboard.ipynb #84e26336
 from __future__ import annotations
-from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import pandas as pd
