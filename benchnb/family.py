@@ -15,9 +15,9 @@ from .options import sweep_schema
 if TYPE_CHECKING: import typer          # the type of `Family.cli` (typer is imported by the command-line modules)
 
 # %% auto #0
-__all__ = ['families', 'unit_kinds', 'importers', 'leaderboards', 'demos', 'reports', 'AdapterRegistry', 'UnitKind', 'Importer',
-           'LeaderboardOption', 'Leader', 'Leaderboard', 'Demo', 'Replication', 'Report', 'Family', 'register_family',
-           'family_named', 'load_families']
+__all__ = ['families', 'unit_kinds', 'importers', 'leaderboards', 'demos', 'reports', 'UnitKind', 'Importer', 'LeaderboardOption',
+           'Leader', 'Leaderboard', 'Demo', 'Replication', 'Report', 'Family', 'register_family', 'family_named',
+           'load_families']
 
 # %% ../nbs/00e_family.ipynb #42045dbc
 def _caller(depth: int=2) -> str:
@@ -35,7 +35,7 @@ def _register(registry: Registry, name: str, obj, module: str):
     return obj
 
 # %% ../nbs/00e_family.ipynb #86505db3
-class AdapterRegistry(Registry):
+class _AdapterRegistry(Registry):
     "A registry the families' adapter modules fill: a lookup imports them first (`load_families`)."
     def _loaded(self) -> Registry:
         load_families()
@@ -47,10 +47,10 @@ class AdapterRegistry(Registry):
     def names(self, tag=None): return Registry.names(self._loaded(), tag)
 
 families = Registry('family')                      # name -> Family, registered by each family's `cli` module
-unit_kinds = AdapterRegistry('sweep unit kind')    # a plan's `family:` value -> UnitKind
-importers = AdapterRegistry('results importer')   # name -> Importer
-leaderboards = AdapterRegistry('leaderboard')     # name -> Leaderboard
-demos = AdapterRegistry('demo')                   # name -> Demo
+unit_kinds = _AdapterRegistry('sweep unit kind')    # a plan's `family:` value -> UnitKind
+importers = _AdapterRegistry('results importer')   # name -> Importer
+leaderboards = _AdapterRegistry('leaderboard')     # name -> Leaderboard
+demos = _AdapterRegistry('demo')                   # name -> Demo
 reports = Registry('report')                      # name -> Report (registered with the family, by its `cli` module)
 
 # %% ../nbs/00e_family.ipynb #4e3287f0

@@ -19,7 +19,7 @@ from ..resultsdb.leaderboard import best_row, done_metrics, min_max_scaled
 
 # %% auto #0
 __all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
-           'cells_leaderboard', 'plot_cells_leaderboard', 'cells_leaders', 'cells_section', 'demo_cells']
+           'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -112,7 +112,7 @@ def plot_cells_leaderboard(table: pd.DataFrame, ax=None):
     return ax
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #e37f3f10
-def cells_leaders(db: ResultsDB) -> list[Leader]:
+def _cells_leaders(db: ResultsDB) -> list[Leader]:
     "The best model per dataset, by the mean scaled metric."
     out = []
     for ds, b in cells_leaderboard(db).groupby(level='dataset', sort=False):
@@ -127,7 +127,7 @@ _CELLS_SECTION = ("Mean over seeds and repeated units. Colour = the value on one
                   "contrasts more with the cell. Rows are ordered by `mean scaled`: each metric min–max scaled across "
                   "the models of a dataset, then averaged (scIB's presentation).")
 
-def cells_section(db: ResultsDB, out: Path) -> None:
+def _cells_section(db: ResultsDB, out: Path) -> None:
     "The cells section of the leaderboard report: the models × metrics heat table, as a table and a picture."
     import matplotlib.pyplot as plt
     from IPython.display import Markdown, display
@@ -146,7 +146,7 @@ def cells_section(db: ResultsDB, out: Path) -> None:
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #dea4eb22
 family_named('cells').leaderboard(cells_leaderboard, description="models × metrics per dataset, scIB-style",
-                                  title="Single-cell: models × metrics", section=cells_section, leaders=cells_leaders,
+                                  title="Single-cell: models × metrics", section=_cells_section, leaders=_cells_leaders,
                                   headline='adjusted_rand_index')
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #ad7796fe

@@ -19,7 +19,7 @@ from ..resultsdb.leaderboard import best_row, done_metrics
 
 # %% auto #0
 __all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_observations', 'plism_pairs',
-           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'plism_leaders', 'plism_section', 'demo_plism']
+           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'demo_plism']
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #cc34b5c1
 PAIR_FIELDS = ('slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b')
@@ -173,7 +173,7 @@ def plot_plism_scatter(board: pd.DataFrame, ax=None):
     return ax
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #6fbc384b
-def plism_leaders(db: ResultsDB, n_tiles: str|int|None=None) -> list[Leader]:
+def _plism_leaders(db: ResultsDB, n_tiles: str|int|None=None) -> list[Leader]:
     "The best extractor per dataset and n_tiles, by the leaderboard score."
     out = []
     for (ds, nt), b in plism_leaderboard(db, n_tiles).groupby(['dataset', 'n_tiles']):
@@ -200,7 +200,7 @@ def _readable_scatter(ax, board: pd.DataFrame) -> None:
 _PLISM_SCATTER = ("Cosine similarity against top-10 accuracy (medians over all pairs), as in plismbench's figure: a model "
                   "high on the x axis but low on the y axis gives similar but collapsed embeddings.")
 
-def plism_section(db: ResultsDB, out: Path, n_tiles: str|int|None=None) -> None:
+def _plism_section(db: ResultsDB, out: Path, n_tiles: str|int|None=None) -> None:
     "PLISM's section of the leaderboard report: the board, the cosine/top-10 scatter, each extractor's results table."
     import matplotlib.pyplot as plt
     from IPython.display import Markdown, display
@@ -221,8 +221,8 @@ def plism_section(db: ResultsDB, out: Path, n_tiles: str|int|None=None) -> None:
 # %% ../../nbs/38_plism.leaderboard.ipynb #34708a64
 family_named('plism').leaderboard(plism_leaderboard, display=lambda t: t.set_index('extractor'),
                                   description="plismbench's leaderboard: four medians and their mean per extractor",
-                                  title="PLISM: robustness of pathology foundation models", section=plism_section,
-                                  leaders=plism_leaders, headline='top_10_accuracy')
+                                  title="PLISM: robustness of pathology foundation models", section=_plism_section,
+                                  leaders=_plism_leaders, headline='top_10_accuracy')
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #3efd369b
 def demo_plism(out: Path, noise: dict|None=None, n: int=30, d: int=32) -> list[Path]:

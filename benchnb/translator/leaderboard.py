@@ -19,8 +19,7 @@ from ..resultsdb.leaderboard import best_row, done_metrics
 
 # %% auto #0
 __all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
-           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'translator_leaders',
-           'translator_section', 'demo_translator']
+           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'demo_translator']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:
@@ -146,7 +145,7 @@ def translator_k_note(table: pd.DataFrame, options: dict) -> str|None:
     return f"k = each target's largest ({', '.join(map(str, ks))})"
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #a61488cd
-def translator_leaders(db: ResultsDB, k: int|None=None) -> list[Leader]:
+def _translator_leaders(db: ResultsDB, k: int|None=None) -> list[Leader]:
     "The best target per benchmark, by mean average precision at k (else the first metric)."
     t = translator_leaderboard(db, k)
     col = 'mean_average_precision_at_k' if 'mean_average_precision_at_k' in t else t.columns[0]
@@ -158,7 +157,7 @@ def translator_leaders(db: ResultsDB, k: int|None=None) -> list[Leader]:
     return out
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #a08089c7
-def translator_section(db: ResultsDB, out: Path, k: int|None=None) -> None:
+def _translator_section(db: ResultsDB, out: Path, k: int|None=None) -> None:
     "The Translator's section of the leaderboard report: targets × metrics at k, and the curves over k."
     import matplotlib.pyplot as plt
     from IPython.display import display
@@ -173,7 +172,7 @@ def translator_section(db: ResultsDB, out: Path, k: int|None=None) -> None:
 # %% ../../nbs/18_translator.leaderboard.ipynb #350fb5c7
 family_named('translator').leaderboard(translator_leaderboard, description="targets × metrics at k per benchmark",
                                        note=translator_k_note, title="Translator: targets × metrics at k, and curves over k",
-                                       section=translator_section, leaders=translator_leaders,
+                                       section=_translator_section, leaders=_translator_leaders,
                                        headline='mean_average_precision_at_k')
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #f7fb9f5b
