@@ -7,12 +7,13 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, NamedTuple, Sequence
+from typing import Callable, NamedTuple, Sequence
+
+import typer
 
 from .core import Registry, RegistryError, import_plugin, load_plugins, resource_path
 from .options import sweep_schema
 
-if TYPE_CHECKING: import typer          # the type of `Family.cli` (typer is imported by the command-line modules)
 
 # %% auto #0
 __all__ = ['families', 'unit_kinds', 'importers', 'leaderboards', 'demos', 'reports', 'UnitKind', 'Importer', 'LeaderboardOption',
