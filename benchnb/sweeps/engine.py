@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
-from fastcore.basics import patch
 from ..core import (EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, package_versions,
                           progress)
 from ..runs import ResourceMeter, git_revision, now_iso, real_folder, write_text
@@ -273,12 +272,11 @@ class SweepSummary:
     dashboard: str|None = None
     failures: dict = field(default_factory=dict)     # unit_id -> one-line error
 
-# %% ../../nbs/42_sweeps.engine.ipynb #04eba8eb
-@patch(as_prop=True)
-def exit_code(self: SweepSummary) -> int:
-    "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
-    if not self.failed: return EXIT_OK
-    return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
+    @property
+    def exit_code(self) -> int:
+        "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
+        if not self.failed: return EXIT_OK
+        return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
 
 # %% ../../nbs/42_sweeps.engine.ipynb #6dc558a2
 def new_sweep_run_id() -> str:
@@ -360,24 +358,20 @@ class _Recorder:
     n: int                                          # units to run in this sweep
     futs: dict = field(default_factory=dict)        # task key -> future of a unit not recorded yet
 
-# %% ../../nbs/42_sweeps.engine.ipynb #66dbb0bf
-@patch
-def forget(self: _Recorder, fut):
-    "Let go of a future: no longer cancelled on Ctrl-C, its result no longer kept on a worker."
-    self.futs.pop(fut.key, None)
-    fut.release()
+    def forget(self, fut):
+        "Let go of a future: no longer cancelled on Ctrl-C, its result no longer kept on a worker."
+        self.futs.pop(fut.key, None)
+        fut.release()
 
-# %% ../../nbs/42_sweeps.engine.ipynb #7a10eaa9
-@patch
-def record(self: _Recorder, fut, res: Any, u: Unit):
-    "Record a finished unit's result, let go of its future, update the bar and report one line."
-    res = _result_of(fut, res, u)
-    _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
-    if res['status'] == 'done': attempts_file(self.results_dir/'work', u.unit_id).unlink(missing_ok=True)
-    self.forget(fut)
-    self.bar.update()
-    self.bar.set_postfix(failed=self.s.failed, refresh=False)
-    if self.report: self.report(_line(self.s, self.n, u, res))
+    def record(self, fut, res: Any, u: Unit):
+        "Record a finished unit's result, let go of its future, update the bar and report one line."
+        res = _result_of(fut, res, u)
+        _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
+        if res['status'] == 'done': attempts_file(self.results_dir/'work', u.unit_id).unlink(missing_ok=True)
+        self.forget(fut)
+        self.bar.update()
+        self.bar.set_postfix(failed=self.s.failed, refresh=False)
+        if self.report: self.report(_line(self.s, self.n, u, res))
 
 # %% ../../nbs/42_sweeps.engine.ipynb #7a868342
 def _ran_at_every_death(rec: _Recorder, u: Unit, e) -> bool:
