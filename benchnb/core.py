@@ -16,8 +16,8 @@ from tqdm import tqdm
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
            'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
-           'Registry', 'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
-           'progress', 'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
+           'Registry', 'get_logger', 'configure_logging', 'progress_mode', 'plural', 'StageLines', 'progress',
+           'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
            'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5

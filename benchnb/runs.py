@@ -16,9 +16,9 @@ from .core import ConfigError, RunError, package_versions
 # %% auto #0
 __all__ = ['SEED_MAX', 'MAX_JSON_DEPTH', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text',
            'write_bytes', 'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso',
-           'ResourceMeter', 'previous_manifest', 'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map',
-           'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive',
-           'check_seed', 'safe_name', 'real_folder', 'lock_file', 'stale', 'json_depth']
+           'ResourceMeter', 'RunDir', 'new_run_id', 'Ledger', 'interruptible_map', 'ctrl_c_deferred', 'Terminated',
+           'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive', 'check_seed', 'safe_name',
+           'real_folder', 'lock_file', 'stale', 'json_depth']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -157,9 +157,9 @@ def git_revision(path: str|os.PathLike|None=None) -> str|None:
     return rev + ('+dirty' if any(not l.startswith('#') for l in lines) else '')
 
 # %% ../nbs/00b_runs.ipynb #a79ab15e
-def now_iso() -> str:
-    "Local time, ISO 8601 with offset, to the second."
-    return dt.datetime.now().astimezone().isoformat(timespec='seconds')
+def now_iso(timespec: str='seconds') -> str:
+    "The time now in UTC, ISO 8601 with its offset, to `timespec` ('seconds', 'milliseconds', 'microseconds')."
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec=timespec)
 
 # %% ../nbs/00b_runs.ipynb #833031f0
 def _peak_rss_reset() -> bool:
@@ -326,11 +326,6 @@ def _append_line(path: Path, line: str):
         f.write(line.encode('utf-8'))
         f.flush()
         os.fsync(f.fileno())
-
-# %% ../nbs/00b_runs.ipynb #f2066dfd
-def pending_files(units: Iterable, output_of: Callable[[Any], os.PathLike], overwrite: bool=False) -> list:
-    "Units whose output file (from `output_of(unit)`) does not exist yet (all of them if `overwrite`)."
-    return [u for u in units if overwrite or not Path(output_of(u)).exists()]
 
 # %% ../nbs/00b_runs.ipynb #fb9a3d89
 def _drain(fn: Callable[[Any], Any], todo: queue.SimpleQueue, done: queue.SimpleQueue, stop: threading.Event):

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 
 from ..core import DataError, RunError, get_logger
-from ..runs import client_alive, client_identity, ctrl_c_deferred, lock_file, os_error_names, stale
+from ..runs import client_alive, client_identity, ctrl_c_deferred, lock_file, now_iso, os_error_names, stale
 
 # %% auto #0
-__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'log', 'RESOURCE_COLUMNS', 'db_path', 'ResultsDB', 'observation_groups']
+__all__ = ['COLUMNS', 'log', 'db_path', 'ResultsDB', 'observation_groups']
 
 # %% ../../nbs/40_resultsdb.db.ipynb #06ecaefb
-SCHEMA = {
+_SCHEMA = {
     'runs': "run_id VARCHAR PRIMARY KEY, started_at TIMESTAMP, finished_at TIMESTAMP, status VARCHAR, manifest JSON",
     'units': ("unit_id VARCHAR PRIMARY KEY, family VARCHAR, dataset VARCHAR, model VARCHAR, task VARCHAR, "
               "params JSON, status VARCHAR, error VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP, "
@@ -32,14 +32,14 @@ SCHEMA = {
                   "metric VARCHAR, params JSON, subset VARCHAR, n_obs BIGINT, estimate DOUBLE, ci_low DOUBLE, "
                   "ci_high DOUBLE, level DOUBLE, method VARCHAR"),
 }
-COLUMNS = {t: [c.split()[0] for c in s.split(', ')] for t,s in SCHEMA.items()}
-DB_FILE = 'results.duckdb'
+COLUMNS = {t: [c.split()[0] for c in s.split(', ')] for t,s in _SCHEMA.items()}
+_DB_FILE = 'results.duckdb'
 
 # %% ../../nbs/40_resultsdb.db.ipynb #48a08a5e
 def db_path(path: str|os.PathLike) -> Path:
     "The database file for a results directory or `.duckdb` file."
     p = Path(path)
-    return p if p.suffix == '.duckdb' else p/DB_FILE
+    return p if p.suffix == '.duckdb' else p/_DB_FILE
 
 # %% ../../nbs/40_resultsdb.db.ipynb #b1c4ce57
 def _ts(x: Any) -> dt.datetime|None:
@@ -51,7 +51,7 @@ def _ts(x: Any) -> dt.datetime|None:
     if isinstance(x, pd.Timestamp): x = x.to_pydatetime()
     return x.astimezone(dt.timezone.utc).replace(tzinfo=None) if x.tzinfo else x
 
-def _now() -> dt.datetime: return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+def _now() -> dt.datetime: return _ts(now_iso('microseconds'))     # naive UTC, as DuckDB's TIMESTAMP holds it
 
 def _json(d: Any) -> str|None:
     "Canonical JSON text for a params dict (None stays None)."
@@ -66,8 +66,8 @@ def _snapshot(path: Path) -> tuple[duckdb.DuckDBPyConnection, str]:
     try:
         with os_error_names(path, 'reading'):
             for suffix in ('', '.wal'):
-                if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{DB_FILE}{suffix}")
-        return duckdb.connect(str(Path(d)/DB_FILE)), d     # replays the copied WAL into the copy
+                if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{_DB_FILE}{suffix}")
+        return duckdb.connect(str(Path(d)/_DB_FILE)), d     # replays the copied WAL into the copy
     except duckdb.Error as e:               # truncated, corrupt (checksums), not a database at all, a torn copy
         shutil.rmtree(d, ignore_errors=True)
         msg = f"cannot open the results database ({str(e).splitlines()[0]})"
@@ -101,7 +101,7 @@ class ResultsDB:
     def _prepare(self):
         "Create the tables a writer lacks and mark dead runs; a damaged file is a `RunError` naming it."
         try:
-            for t,s in SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
+            for t,s in _SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
             self.mark_dead_runs()
         except duckdb.Error as e:
             self.close()
@@ -225,16 +225,16 @@ class ResultsDB:
             held = lock_file(stage)                      # ours while we write: no other export sweeps it away
         try:
             with self._lock, _reading(self.path):
-                for t in SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
+                for t in _SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
             with os_error_names(out, 'exporting to'):
-                for t in SCHEMA: os.replace(stage/f"{t}.parquet", out/f"{t}.parquet")
+                for t in _SCHEMA: os.replace(stage/f"{t}.parquet", out/f"{t}.parquet")
         except BaseException:
             if created: shutil.rmtree(out, ignore_errors=True)
             raise
         finally:
             os.close(held)
             shutil.rmtree(stage, ignore_errors=True)
-        return [out/f"{t}.parquet" for t in SCHEMA]
+        return [out/f"{t}.parquet" for t in _SCHEMA]
 
     def record_resources(self, run_id: str, unit_id: str, cost: dict) -> None:
         "Record what unit `unit_id` cost (`runs.ResourceMeter.read()`), replacing an earlier record of it."

@@ -4,7 +4,7 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import contextlib, dataclasses, datetime, logging, os, platform, signal, socket, threading, time, traceback, uuid
+import contextlib, dataclasses, logging, os, platform, signal, socket, threading, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -16,11 +16,7 @@ from ..runs import ResourceMeter, git_revision, now_iso, real_folder, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
-           'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
-           'ctrl_c_for_tests', 'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster',
-           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'NoFuture',
-           'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['log', 'execute_unit', 'open_cluster', 'SweepSummary', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -49,11 +45,6 @@ def _worker_address() -> str|None:
         return get_worker().address
     except (ImportError, ValueError): return None
 
-# %% ../../nbs/42_sweeps.engine.ipynb #239cff44
-def now_utc() -> str:
-    "UTC time, ISO 8601, to the millisecond (unit start and end times)."
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='milliseconds')
-
 # %% ../../nbs/42_sweeps.engine.ipynb #89d5c803
 def _failure(e: BaseException) -> dict:
     msg = ' '.join(str(e).split()) or type(e).__name__
@@ -68,14 +59,14 @@ def _note_attempt(work_dir: str|os.PathLike, unit_id: str, worker: str):
     f = attempts_file(work_dir, unit_id)
     try:
         f.parent.mkdir(parents=True, exist_ok=True)
-        with open(f, 'a', encoding='utf-8') as out: out.write(f"{worker} {os.getpid()} {now_utc()}\n")
+        with open(f, 'a', encoding='utf-8') as out: out.write(f"{worker} {os.getpid()} {now_iso('milliseconds')}\n")
     except OSError: pass
 
 # %% ../../nbs/42_sweeps.engine.ipynb #6f589e61
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
     ("Run one unit (on a worker); return "
      "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds, resources}.")
-    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
+    out = {'unit_id': unit['unit_id'], 'started_at': now_iso('milliseconds'), 'worker': _worker_address() or f"local-{os.getpid()}"}
     t0, meter = time.perf_counter(), ResourceMeter()
     if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
     if threads and _worker_address(): os.environ.update({v: str(threads) for v in POOL_VARS})
@@ -85,7 +76,7 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
         out.update(status='done', metrics=list(rows or []), error=None, traceback=None)
     except (Exception, SystemExit) as e:          # SystemExit: library code that calls sys.exit must not hang a worker
         out.update(_failure(e))
-    return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0,
+    return {**out, 'finished_at': now_iso('milliseconds'), 'seconds': time.perf_counter() - t0,
             'resources': meter.read()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #0372b0a6
@@ -312,7 +303,7 @@ def _lost(unit: Unit, e: BaseException) -> dict:
     "A result for a task that Dask itself gave up on (e.g. KilledWorker after repeated worker deaths)."
     return {'unit_id': unit.unit_id, 'status': 'failed', 'metrics': [], 'error': f"{type(e).__name__}: {e}"[:500],
             'traceback': ''.join(traceback.format_exception(type(e), e, e.__traceback__)), 'started_at': None,
-            'finished_at': now_utc(), 'worker': None, 'seconds': 0.0}
+            'finished_at': now_iso('milliseconds'), 'worker': None, 'seconds': 0.0}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #438cbd40
 def _result_of(fut, res: Any, u: Unit) -> dict:
