@@ -15,10 +15,11 @@ from tqdm import tqdm
 
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'families', 'FamilyInfo',
-           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry',
-           'Registry', 'get_logger', 'configure_logging', 'progress_mode', 'plural', 'StageLines', 'progress',
-           'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins', 'load_families',
-           'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
+           'BenchnbError', 'ConfigError', 'DataError', 'RegistryError', 'RunError', 'example', 'resumable',
+           'RegistryEntry', 'did_you_mean', 'Registry', 'get_logger', 'configure_logging', 'progress_mode', 'plural',
+           'StageLines', 'progress', 'close_progress', 'Family', 'register_family', 'family_named', 'load_plugins',
+           'load_families', 'device_name', 'resource_path', 'seed_everything', 'limited_threads', 'package_versions',
+           'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -52,6 +53,11 @@ EXIT_CODES = {EXIT_OK: 'done: everything asked for was produced',
               EXIT_FAILURES: 'finished with failures: some units failed (recorded; rerun)',
               EXIT_INTERRUPTED: 'interrupted (Ctrl-C); a command that resumes keeps its finished work'}
 
+# %% ../nbs/00_core.ipynb #29bba0c0
+def example(*lines: str) -> str:
+    "A help epilog with example command lines, kept as written (click's \\b)."
+    return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
+
 # %% ../nbs/00_core.ipynb #53662e9b
 def resumable(command: Callable) -> Callable:
     "Mark a CLI command whose finished work is kept, so that rerunning it resumes (what Ctrl-C on it then says)."
@@ -66,6 +72,12 @@ class RegistryEntry:
     obj: Any
     tags: frozenset = frozenset()
     meta: dict = field(default_factory=dict)
+
+# %% ../nbs/00_core.ipynb #fe1c9a8a
+def did_you_mean(name: Any, known: Iterable[str], template: str="; did you mean {!r}?") -> str:
+    "The hint naming the known name closest to `name` ('' when none is close), for an error message."
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return template.format(close[0]) if close else ''
 
 # %% ../nbs/00_core.ipynb #4c22f957
 class Registry:
@@ -88,10 +100,9 @@ class Registry:
     def entry(self, name: str) -> RegistryEntry:
         "The entry for `name`, or a `RegistryError` listing the known names and the closest match."
         if name in self._entries: return self._entries[name]
-        close = difflib.get_close_matches(str(name), list(self._entries), n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
         known = ', '.join(sorted(self._entries)) or 'none'
-        raise RegistryError(f"unknown {self.kind} {name!r} (known: {known}){hint}", field=self.kind, value=name)
+        raise RegistryError(f"unknown {self.kind} {name!r} (known: {known}){did_you_mean(name, self._entries)}",
+                            field=self.kind, value=name)
 
     def __getitem__(self, name: str): return self.entry(name).obj
 
@@ -301,9 +312,9 @@ def load_families(package: str='benchnb', group: str='benchnb.plugins') -> Regis
 
 # %% ../nbs/00_core.ipynb #104615ec
 def device_name(device: str|int|None) -> str:
-    "torch's name for a device: 'gpu' → 'cuda', 'gpu:1' → 'cuda:1', -1 or None → 'cpu' (as upstream tools say)."
-    d = 'cpu' if device is None or str(device) == '-1' else str(device).strip().lower()
-    return 'cuda' + d[3:] if d.startswith('gpu') else d
+    "`benchnb.options.parse_device` (the one device parser), letting 'auto' and 'torch-cpu' through to the caller."
+    from benchnb.options import parse_device                    # options imports core: looked up when called
+    return parse_device(device, also=('auto', 'torch-cpu'))
 
 # %% ../nbs/00_core.ipynb #8d26c0c7
 _PKG_DIR = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent/'benchnb'

@@ -4,12 +4,13 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import ast, difflib, html, json, os, re, tempfile, time
+import ast, html, json, os, re, tempfile, time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core import (BenchnbError, ConfigError, Registry, RunError, get_logger, load_plugins, resource_path)
+from .core import (BenchnbError, ConfigError, Registry, RunError, did_you_mean, get_logger, load_plugins,
+                          resource_path)
 from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env
 
@@ -71,8 +72,7 @@ def check_parameters(name: str, parameters: dict) -> None:
     known = report_parameters(name)
     for key in parameters:
         if key in known: continue
-        close = difflib.get_close_matches(key, known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ''
+        hint = did_you_mean(key, known, " (did you mean {!r}?)")
         valid = ', '.join(k for k in known if k != 'output_dir')
         raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}",
                           field='-p', value=key)

@@ -10,7 +10,7 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, DataError, families, register_family
+from ..core import ConfigError, DataError, did_you_mean, families, register_family
 from ..options import options_command
 from ..report import register_report
 from .options import CompareOptions, DiffOptions, SiteOptions
@@ -140,12 +140,11 @@ _HELP_DATASET = "Only this dataset (Translator: benchmark)."
 # %% ../../nbs/47_resultsdb.cli.ipynb #717a6065
 def _check_dataset(db, family: str, dataset: str) -> None:
     "`ConfigError` naming the family's datasets in `db` (and the closest) unless `dataset` is one of them."
-    import difflib
     have = [r[0] for r in db.con.execute("SELECT DISTINCT dataset FROM units WHERE family=? AND dataset IS NOT NULL "
                                          "ORDER BY dataset", [family]).fetchall()]
     if dataset in have: return
-    close = [d for d in have if Path(d).stem == dataset] or difflib.get_close_matches(dataset, have, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ''
+    stem = [d for d in have if Path(d).stem == dataset]          # `--dataset x` for the dataset x.h5ad
+    hint = f"; did you mean {stem[0]!r}?" if stem else did_you_mean(dataset, have)
     raise ConfigError(f"no {family} results for this dataset (datasets: {', '.join(have) or 'none'}){hint}",
                       field='--dataset', value=dataset)
 
