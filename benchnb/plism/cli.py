@@ -4,50 +4,50 @@
 
 # %% ../../nbs/39_plism.cli.ipynb #64217be3
 from __future__ import annotations
+import inspect
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, List, Optional
+from typing import TYPE_CHECKING, List, Optional, Sequence
 
 import typer
 
-import re
-from ..core import ConfigError, device_name, register_family, resumable
+from ..core import ConfigError, register_family, resumable
+from ..options import options_command, parse_device
 from ..report import register_report
-from .options import HELP, EvaluateOptions, checked, kwargs
+from .data import SynthOptions
+from .options import EvaluateOptions, ExtractOptions
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['cli', 'SHARD_HELP', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd',
-           'leaderboard_cmd', 'download_cmd', 'timm_spec', 'extract_cmd', 'synth_cmd']
+__all__ = ['cli', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'merge_cmd', 'results_cmd', 'leaderboard_cmd',
+           'download_cmd', 'timm_spec', 'extract_cmd', 'synth_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="PLISM robustness of pathology foundation models to scanners and stainings.")
 
 # %% ../../nbs/39_plism.cli.ipynb #87848675
-def _top_k(ctx: typer.Context, top_k: list[str]) -> list[int]:
+def _top_k(ctx: typer.Context, top_k: Sequence) -> list[int]:
     "The --top-k values, including the bare numbers that follow the flag (`--top-k 1 3 5 10`)."
+    from click.core import ParameterSource
     from benchnb.plism.evaluate import parse_top_k
     extra = list(ctx.args)
     if any(not a.isdigit() for a in extra): raise ConfigError("unexpected argument(s)", field='args', value=extra)
-    return parse_top_k(top_k + extra) if (top_k or extra) else parse_top_k(None)
+    if extra and ctx.get_parameter_source('top_k') == ParameterSource.DEFAULT: top_k = []
+    return parse_top_k([*top_k, *extra]) if (top_k or extra) else parse_top_k(None)
 
 # %% ../../nbs/39_plism.cli.ipynb #fa4d3c1f
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
-SHARD_HELP = ("Do only part i of N ('i/N', 0-based): the i-th of N contiguous blocks of the {}. "
-              "Run every i (anywhere), then {}.")
 DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.")
 
-# %% ../../nbs/39_plism.cli.ipynb #cfaff3ea
-def _device_name(device: str) -> str:
-    "'N' → cuda:N (upstream's GPU index); everything else by `benchnb.core.device_name`."
-    return f'cuda:{device}' if str(device).isdigit() else device_name(device)
+def _input(name: str, info, annotation=str) -> inspect.Parameter:
+    "A command parameter that is no option of the operation (its inputs: extractor, folders)."
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation)
 
 # %% ../../nbs/39_plism.cli.ipynb #dae945a2
 def check_device(device: str) -> str:
-    "The device string normalised ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` if unknown or missing."
-    d = _device_name(device)
-    if not re.fullmatch(r'cpu|cuda(:\d+)?', d):
-        raise ConfigError("must be cpu, cuda, cuda:N or gpu", field='--device', value=device)
+    "The device by `parse_device` ('-1' → cpu, 'N' → cuda:N, gpu → cuda); `ConfigError` if unknown or missing here."
+    d = parse_device(device, field='--device')
     if d != 'cpu':
         import torch
         if not torch.cuda.is_available():
@@ -63,39 +63,24 @@ def example(*lines: str) -> str: return "\b\nExample:\n" + "\n".join(f"  {l}" fo
 # %% ../../nbs/39_plism.cli.ipynb #439a0ca3
 _EVALUATE_EXAMPLE = example("benchnb plism evaluate --extractor h0_mini --features-dir features --metrics-dir metrics "
                             "--n-tiles 8139 --top-k 1 3 5 10")
-_ExtractorOpt = typer.Option(..., help="Extractor name: the folder under --features-dir.")
-_FeaturesDirOpt = typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy.")
-_MetricsDirOpt = typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv.")
-_NTilesOpt = typer.Option('8139', help=HELP['n_tiles'])
-_TopKOpt = typer.Option([], help=HELP['top_k'])
-_BackendOpt = typer.Option(EvaluateOptions.backend, help=HELP['backend'])
-_PrecisionOpt = typer.Option(EvaluateOptions.precision, help=HELP['precision'])
-_WorkersOpt = typer.Option(EvaluateOptions.workers, help=HELP['workers'])
-_OverwriteOpt = typer.Option(False, help="Recompute even if metrics exist.")
-_PairShardOpt = typer.Option(None, help=SHARD_HELP.format('slide pairs', 'run merge'))
-_OfficialOpt = typer.Option(False, help="Require exactly the 91 PLISM slides.")
-_MemoryOpt = typer.Option(EvaluateOptions.memory_mb, help=HELP['memory_mb'])
+_EVALUATE_INPUTS = (
+    _input('extractor', typer.Option(..., help="Extractor name: the folder under --features-dir.")),
+    _input('features_dir', typer.Option(..., help="Root of <extractor>/<slide_id>/features.npy."), Path),
+    _input('metrics_dir', typer.Option(..., help="Output root: <n>_tiles/<extractor>/metrics.csv, results.csv."), Path))
 
 # %% ../../nbs/39_plism.cli.ipynb #b703c38a
 @cli.command('evaluate', context_settings=_EXTRA, epilog=_EVALUATE_EXAMPLE)
 @resumable
-def evaluate_cmd(ctx: typer.Context, extractor: str = _ExtractorOpt, features_dir: Path = _FeaturesDirOpt,
-             metrics_dir: Path = _MetricsDirOpt, n_tiles: str = _NTilesOpt, top_k: List[str] = _TopKOpt,
-             device: str = DeviceOpt, backend: str = _BackendOpt, precision: str = _PrecisionOpt,
-             workers: int = _WorkersOpt, overwrite: bool = _OverwriteOpt, shard: Optional[str] = _PairShardOpt,
-             official: bool = _OfficialOpt, memory_mb: float = _MemoryOpt):
+@options_command(EvaluateOptions, *_EVALUATE_INPUTS)
+def evaluate_cmd(ctx: typer.Context, opts: EvaluateOptions, extractor: str, features_dir: Path, metrics_dir: Path):
     "Compute cosine similarity and top-k accuracy for every slide pair; write metrics.csv and results.csv."
     from benchnb.plism.evaluate import check_inputs, compute_metrics
     from benchnb.runs import safe_name
     safe_name(extractor, '--extractor')                    # a folder under --features-dir and --metrics-dir
-    ks, device = _top_k(ctx, top_k), check_device(device)
-    opts = EvaluateOptions(n_tiles, tuple(ks), device, backend, precision, memory_mb, workers)
-    checked(opts)                                          # budgets that cannot work: refused before any work
-    warnings = check_inputs(features_dir, extractor, ks, n_tiles, official)
+    opts = replace(opts, top_k=_top_k(ctx, opts.top_k), device=check_device(opts.device))   # before any work
+    warnings = check_inputs(features_dir, extractor, opts.top_k, opts.n_tiles, opts.official)
     for w in warnings: typer.echo(f"benchnb: warning: {w}", err=True)
-    out = compute_metrics(features_dir, metrics_dir, extractor, overwrite=overwrite, shard=shard, official=official,
-                          **kwargs(opts))
-    _show(out)
+    _show(compute_metrics(features_dir, metrics_dir, extractor, opts))
     for w in warnings: typer.echo(f"warning: {w}")      # also below the table, where a reader of the output looks
 
 # %% ../../nbs/39_plism.cli.ipynb #35d4034a
@@ -118,9 +103,9 @@ def _show(out: Path):
 def merge_cmd(ctx: typer.Context, extractor: str = typer.Option(..., help="Extractor name, as given to evaluate."),
           features_dir: Path = typer.Option(..., help="The --features-dir of the sharded evaluation."),
           metrics_dir: Path = typer.Option(..., help="The --metrics-dir of the sharded evaluation."),
-          n_tiles: str = typer.Option('8139', help="The --n-tiles of the sharded evaluation."),
+          n_tiles: str = typer.Option(str(EvaluateOptions.n_tiles), help="The --n-tiles of the sharded evaluation."),
           top_k: List[str] = typer.Option([], help="The --top-k values of the sharded evaluation (default 1 3 5 10)."),
-          precision: str = typer.Option('fp32', help="The --precision of the sharded evaluation.")):
+          precision: str = typer.Option(EvaluateOptions.precision, help="The --precision of the sharded evaluation.")):
     "Write metrics.csv and results.csv once every shard of an evaluation has finished."
     from benchnb.plism.evaluate import merge_metrics
     from benchnb.runs import safe_name
@@ -181,27 +166,28 @@ def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 sl
 # %% ../../nbs/39_plism.cli.ipynb #13bc3a7c
 _EXTRACT_EXAMPLE = example("benchnb plism extract --list",
     "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4")
-_ExtractorNameOpt = typer.Option(None, help="Registered extractor name (see --list).")
-_TimmOpt = typer.Option(None, '--timm', help="Your own model: a timm name ('vit_small_patch16_224', "
-                        "'hf-hub:org/model'), instead of --extractor; its classifier head is removed.")
-_TimmKwargsOpt = typer.Option(None, '--timm-kwargs', help="JSON of timm.create_model keywords for --timm, e.g. "
-                              "'{\"img_size\": 224}' (num_classes defaults to 0: features, not classes).")
-_ExportDirOpt = typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy.")
-_DownloadDirOpt = typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides.")
-_BatchSizeOpt = typer.Option(32, min=1, help="Tiles per forward pass.")
-_LoaderWorkersOpt = typer.Option(None, min=0, show_default=False,
-                                 help="DataLoader worker processes (default: 4, at most the cores less one).")
-_ReextractOpt = typer.Option(False, help="Re-extract slides whose features exist.")
-_SlideShardOpt = typer.Option(None, help=SHARD_HELP.format('slides', 'evaluate'))
-_AutocastOpt = typer.Option(None, '--autocast/--no-autocast',
-                            help="fp16 autocast (default: on with CUDA, off on the CPU).")
-_RandomWeightsOpt = typer.Option(False, help="Build the model without pretrained weights (testing).")
-_ListOpt = typer.Option(False, '--list', help="List the registered extractors and exit.")
 
-# %% ../../nbs/39_plism.cli.ipynb #691e7ef3
-def _list_extractors():
+def _list_extractors(list_: bool):
+    "`--list`: print every registered extractor (name, width, model id or description) and exit."
+    if not list_: return
     from benchnb.plism.extract import extractors
     for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
+    raise typer.Exit()
+
+_EXTRACT_INPUTS = (
+    _input('extractor', typer.Option(None, help="Registered extractor name (see --list)."), Optional[str]),
+    _input('export_dir', typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."),
+           Path),
+    _input('download_dir', typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides."), Path),
+    _input('random_weights', typer.Option(False, help="Build the model without pretrained weights (testing)."), bool),
+    _input('list_', typer.Option(False, '--list', help="List the registered extractors and exit.", is_eager=True,
+                                 expose_value=False, callback=_list_extractors), bool),
+    _input('timm', typer.Option(None, '--timm', help="Your own model: a timm name ('vit_small_patch16_224', "
+                                "'hf-hub:org/model'), instead of --extractor; its classifier head is removed."),
+           Optional[str]),
+    _input('timm_kwargs', typer.Option(None, '--timm-kwargs', help="JSON of timm.create_model keywords for --timm, "
+                                       "e.g. '{\"img_size\": 224}' (num_classes defaults to 0: features, not classes)."),
+           Optional[str]))
 
 # %% ../../nbs/39_plism.cli.ipynb #70740898
 def timm_spec(name: str, kwargs_json: str|None=None):
@@ -215,50 +201,46 @@ def timm_spec(name: str, kwargs_json: str|None=None):
     return ExtractorSpec(safe, timm_id=name, timm_kwargs={'num_classes': 0, **kw}, description=f"timm {name}")
 
 # %% ../../nbs/39_plism.cli.ipynb #7fe85e94
-def _check_extract_args(extractor: str|None, device: str, shard: str|None, timm: str|None=None) -> str:
+def _check_extract_args(extractor: str|None, opts: ExtractOptions, timm: str|None=None) -> str:
     "The checked device, once the extractor name, device and shard have been checked (before any work)."
     from benchnb.plism.extract import extractors
     if bool(extractor) == bool(timm):
         raise ConfigError("give --extractor (see --list) or --timm NAME, one of them", field='extractor')
     from benchnb.plism.data import parse_shard
-    device, _ = check_device(device), parse_shard(shard)
+    device, _ = check_device(opts.device), parse_shard(opts.shard)
     if extractor: extractors[extractor]            # an unknown name raises here, with suggestions
     return device
 
 # %% ../../nbs/39_plism.cli.ipynb #f107d291
 @cli.command('extract', epilog=_EXTRACT_EXAMPLE)
 @resumable
-def extract_cmd(extractor: Optional[str] = _ExtractorNameOpt, export_dir: Path = _ExportDirOpt,
-                download_dir: Path = _DownloadDirOpt, device: str = DeviceOpt, batch_size: int = _BatchSizeOpt,
-                workers: Optional[int] = _LoaderWorkersOpt, overwrite: bool = _ReextractOpt,
-                shard: Optional[str] = _SlideShardOpt, autocast: Optional[bool] = _AutocastOpt,
-                random_weights: bool = _RandomWeightsOpt, list_: bool = _ListOpt, timm: Optional[str] = _TimmOpt,
-                timm_kwargs: Optional[str] = _TimmKwargsOpt):
+@options_command(ExtractOptions, *_EXTRACT_INPUTS)
+def extract_cmd(opts: ExtractOptions, extractor: str|None, export_dir: Path, download_dir: Path, random_weights: bool,
+                timm: str|None, timm_kwargs: str|None):
     "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
     from benchnb.plism.extract import default_loader_workers, extract
     from benchnb.runs import RunDir
-    if list_:
-        _list_extractors()
-        return
-    device = _check_extract_args(extractor, device, shard, timm)
+    opts = replace(opts, device=_check_extract_args(extractor, opts, timm), pretrained=not random_weights)
     spec = timm_spec(timm, timm_kwargs) if timm else extractor
-    if workers is None: workers = default_loader_workers()
+    if opts.workers is None: opts = replace(opts, workers=default_loader_workers())
     params = {'extractor': getattr(spec, 'name', spec), 'timm': timm, 'download_dir': str(download_dir),
-              'device': device, 'batch_size': batch_size, 'workers': workers, 'shard': shard}
+              'device': opts.device, 'batch_size': opts.batch_size, 'workers': opts.workers, 'shard': opts.shard}
     with RunDir(Path(export_dir)/params['extractor'], params, ['torch', 'timm'], kind='plism-extract'):  # resources
-        summary = extract(spec, download_dir, export_dir, device=device, batch_size=batch_size, workers=workers,
-                          overwrite=overwrite, shard=shard, autocast=autocast, pretrained=not random_weights)
+        summary = extract(spec, download_dir, export_dir, opts)
     typer.echo(summary.to_string(index=False))
+
+for _name, _limits in {'batch_size': dict(min=1), 'workers': dict(min=0, show_default=False)}.items():
+    vars(extract_cmd.__signature__.parameters[_name].default).update(_limits)     # typer's range checks (exit 2)
 
 # %% ../../nbs/39_plism.cli.ipynb #d4202f6f
 _SYNTH_EXAMPLE = "benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"
 @cli.command('synth', epilog=example(_SYNTH_EXAMPLE))
 def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
-          stainings: List[str] = typer.Option(['GMH', 'GIV', 'KR'], help="Staining codes (a slide each per scanner)."),
-          scanners: List[str] = typer.Option(['S60', 'AT2'], help="Scanner codes."),
-          grid: tuple[int, int] = typer.Option((6, 4), help="Columns and rows of tiles (126 130: about a real slide)."),
-          tile_size: int = typer.Option(224, min=8, help="Tile side in pixels."),
-          seed: int = typer.Option(0, help="Seed of the tissue, stains, scanners and noise.")):
+          stainings: List[str] = typer.Option(list(SynthOptions.stainings), help="Staining codes (a slide each per scanner)."),
+          scanners: List[str] = typer.Option(list(SynthOptions.scanners), help="Scanner codes."),
+          grid: tuple[int, int] = typer.Option(SynthOptions.grid, help="Columns and rows of tiles (126 130: about a real slide)."),
+          tile_size: int = typer.Option(SynthOptions.tile_size, min=8, help="Tile side in pixels."),
+          seed: int = typer.Option(SynthOptions.seed, help="Seed of the tissue, stains, scanners and noise.")):
     "Write synthetic PLISM-format h5 slides (image-like tiles, for tests and benchmarks without the 225 GB)."
     from benchnb.plism.data import make_synthetic_slides
     for sid, path in make_synthetic_slides(out_dir, stainings, scanners, grid, tile_size, seed=seed).items():

@@ -5,13 +5,12 @@
 # %% ../../nbs/30_plism.data.ipynb #285555bc
 from __future__ import annotations
 import os, re, zlib
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
-
-from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress, resource_path
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
@@ -23,7 +22,7 @@ __all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 
            'parse_n_tiles', 'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files',
            'read_features', 'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block',
            'parse_tile_id', 'tile_coords', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
-           'make_synthetic_slides', 'write_h5_tiles', 'ihc_slides']
+           'SynthOptions', 'make_synthetic_slides', 'write_h5_tiles', 'ihc_slides']
 
 # %% ../../nbs/30_plism.data.ipynb #fb9ed99f
 log = get_logger('plism.data')
@@ -337,14 +336,12 @@ class PlismTiles:
     def __repr__(self): return f"PlismTiles({self.path.name!r}, {len(self)} tiles)"
     def __getstate__(self): return {**self.__dict__, '_h5': None, '_pid': None}
 
-# %% ../../nbs/30_plism.data.ipynb #70a97d72
-@patch
-def __getitem__(self: PlismTiles, i: int):
-    if self._h5 is None or self._pid != os.getpid(): self._h5, self._pid = _open_h5(self.path), os.getpid()
-    try: tile = self._h5[self.keys[i]][()]
-    except (OSError, KeyError) as e: raise PlismDataError(f"cannot read tile {self.keys[i]}: {e}", file=self.path)
-    _check_tile(tile, self.tile_shape, self.path, self.keys[i])
-    return (self.transform(tile) if self.transform else tile), self.coords[i]
+    def __getitem__(self, i: int):
+        if self._h5 is None or self._pid != os.getpid(): self._h5, self._pid = _open_h5(self.path), os.getpid()
+        try: tile = self._h5[self.keys[i]][()]
+        except (OSError, KeyError) as e: raise PlismDataError(f"cannot read tile {self.keys[i]}: {e}", file=self.path)
+        _check_tile(tile, self.tile_shape, self.path, self.keys[i])
+        return (self.transform(tile) if self.transform else tile), self.coords[i]
 
 # %% ../../nbs/30_plism.data.ipynb #74682bb1
 def _check_tile(tile: np.ndarray, tile_shape: tuple|None, path: Path, key: str):
@@ -535,38 +532,47 @@ def _crop(canvas: np.ndarray, view: tuple, size: int) -> np.ndarray:
     return np.ascontiguousarray(tile[::-1] if flipped else tile)
 
 # %% ../../nbs/30_plism.data.ipynb #b4026f4b
-def make_synthetic_slides(out_dir: str|os.PathLike, stainings: Sequence[str]=('GMH', 'GIV', 'KR'),
-                          scanners: Sequence[str]=('S60', 'AT2'), grid: tuple[int, int]=(6, 4), tile_size: int=224,
-                          level: int=16, seed: int=0, tissue_slots: int=256) -> dict[str, Path]:
-    "Write PLISM-format h5 slides (one per staining × scanner, `grid` = (columns, rows) tiles); return id → path."
-    out_dir, cells = Path(out_dir), [(x, y) for x in range(grid[0]) for y in range(grid[1])]
+@dataclass(frozen=True)
+class SynthOptions:
+    "Which synthetic slides `make_synthetic_slides` writes (`plism synth`'s options; a sweep's demo slides)."
+    stainings: tuple = ('GMH', 'GIV', 'KR')     # Staining codes (a slide each per scanner).
+    scanners: tuple = ('S60', 'AT2')            # Scanner codes.
+    grid: tuple = (6, 4)                        # Columns and rows of tiles (126 130: about a real slide).
+    tile_size: int = 224                        # Tile side in pixels.
+    level: int = 16                             # The deepzoom level in the tile keys.
+    seed: int = 0                               # Seed of the tissue, stains, scanners and noise.
+    tissue_slots: int = 256                     # Tile areas of the tissue canvas; more tiles reuse them elsewhere.
+
+def make_synthetic_slides(out_dir: str|os.PathLike, *args, **kw) -> dict[str, Path]:
+    "Write PLISM-format h5 slides (one per staining × scanner); `args`, `kw`: a `SynthOptions` or its fields."
+    o = args[0] if len(args) == 1 and isinstance(args[0], SynthOptions) and not kw else SynthOptions(*args, **kw)
+    out_dir, cells = Path(out_dir), [(x, y) for x in range(o.grid[0]) for y in range(o.grid[1])]
     out_dir.mkdir(parents=True, exist_ok=True)
-    h, e = _tissue_canvas(min(len(cells), tissue_slots), tile_size, seed)
-    views = _views(cells, min(len(cells), tissue_slots), tile_size, seed, h.shape)
-    paths, bar = {}, progress(total=len(stainings) * len(scanners), desc='synthetic slides', unit='slide')
-    for sc in scanners:
-        blur = _scanner_look(sc, seed)['blur']
-        codes = _pixel_codes(_scanner_blur(h, blur), _scanner_blur(e, blur), np.random.default_rng([seed, 2 << 20]))
-        for st in stainings:
-            paths[slide_id(st, sc)] = _write_synthetic_slide(out_dir, codes, views, size=tile_size, staining=st,
-                                                             scanner=sc, level=level, seed=seed)
+    h, e = _tissue_canvas(min(len(cells), o.tissue_slots), o.tile_size, o.seed)
+    views = _views(cells, min(len(cells), o.tissue_slots), o.tile_size, o.seed, h.shape)
+    paths, bar = {}, progress(total=len(o.stainings) * len(o.scanners), desc='synthetic slides', unit='slide')
+    for sc in o.scanners:
+        blur = _scanner_look(sc, o.seed)['blur']
+        codes = _pixel_codes(_scanner_blur(h, blur), _scanner_blur(e, blur), np.random.default_rng([o.seed, 2 << 20]))
+        for st in o.stainings:
+            paths[slide_id(st, sc)] = _write_synthetic_slide(out_dir, codes, views, st, sc, o)
             bar.update()
     bar.close()
-    return {slide_id(st, sc): paths[slide_id(st, sc)] for st in stainings for sc in scanners}
+    return {slide_id(st, sc): paths[slide_id(st, sc)] for st in o.stainings for sc in o.scanners}
 
 # %% ../../nbs/30_plism.data.ipynb #800d1c89
-def _write_synthetic_slide(out_dir: Path, codes: np.ndarray, views: dict, size: int, staining: str, scanner: str,
-                           level: int, seed: int) -> Path:
+def _write_synthetic_slide(out_dir: Path, codes: np.ndarray, views: dict, staining: str, scanner: str,
+                           o: SynthOptions) -> Path:
     "Render one slide from the pixel codes of its scanner and write its tiles (`views`: cell → crop) atomically."
     import h5py
-    sid = slide_id(staining, scanner)
-    canvas = _render_canvas(codes, _slide_lut(staining, scanner, seed))
+    sid, size = slide_id(staining, scanner), o.tile_size
+    canvas = _render_canvas(codes, _slide_lut(staining, scanner, o.seed))
     path = out_dir/f"{sid}.h5"
     tmp = path.with_name(f".{path.name}.tmp")
     with h5py.File(tmp, 'w') as f:
         uint8, space = h5py.h5t.py_create(np.dtype(np.uint8)), h5py.h5s.create_simple((size, size, 3))
         for (x, y), v in views.items():       # h5py's low-level calls: 2.5× faster than create_dataset per tile
-            h5py.h5d.create(f.id, f"tile_{level}_{x}_{y}".encode(), uint8, space).write(
+            h5py.h5d.create(f.id, f"tile_{o.level}_{x}_{y}".encode(), uint8, space).write(
                 h5py.h5s.ALL, h5py.h5s.ALL, _crop(canvas, v, size))
     os.replace(tmp, path)
     return path

@@ -9,14 +9,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
-from fastcore.basics import patch
+from dataclasses import replace
 
 from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, ResourceMeter, RunDir, atomic_files, json_text, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
     n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
-from .kernel import l2_normalize, make_backend, twin_ranks
+from .kernel import Backend, l2_normalize, make_backend, twin_ranks
+from .options import EvaluateOptions
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
@@ -134,24 +135,23 @@ def _check_metrics_outside(features_dir, extractor: str, metrics_dir):
                           "a slide: choose a metrics folder outside it", file=metrics_dir, field='metrics_dir')
 
 # %% ../../nbs/33_plism.evaluate.ipynb #671f065d
-def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike, extractor: str, top_k=(1, 3, 5, 10),
-                    n_tiles: int|str|None=None, device: str='cpu', backend: str='auto', precision: str='fp32',
-                    workers: int=1, overwrite: bool=False, shard: str|None=None, official: bool=False,
-                    memory_mb: float=256) -> Path:
-    "Evaluate every slide pair of `extractor`; return the output folder (or, for a shard, its cache folder)."
+def compute_metrics(features_dir: str|os.PathLike, metrics_dir: str|os.PathLike, extractor: str,
+                    opts: EvaluateOptions|None=None, **options) -> Path:
+    "Evaluate every slide pair of `extractor` (`options`: fields of `EvaluateOptions`); return the output folder."
+    o = replace(opts or EvaluateOptions(), **options)            # checked: see `plism.options`
     meter = ResourceMeter()                                       # the manifest's `resources`: the whole evaluation
     _check_metrics_outside(features_dir, extractor, metrics_dir)
-    top_k, files = parse_top_k(top_k), find_feature_files(features_dir, extractor, official)
-    ids, label, out = _output_dir(files, metrics_dir, extractor, n_tiles)
-    _check_k_below(top_k, int(label.split('_')[0]))               # as `check_inputs`: before any work
-    be = make_backend(backend, device, precision, memory_mb)
-    config = eval_config(label, top_k, be.precision)
-    if shard is None and _finished(out, config, overwrite): return out
-    cache, ledger, done, todo = _pending_pairs(out/'pairs'/config_key(config), config, ids, shard, overwrite)
+    files = find_feature_files(features_dir, extractor, o.official)
+    ids, label, out = _output_dir(files, metrics_dir, extractor, o.n_tiles)
+    _check_k_below(list(o.top_k), int(label.split('_')[0]))      # as `check_inputs`: before any work
+    be = make_backend(o.backend, o.device, o.precision, o.memory_mb)
+    config = eval_config(label, o.top_k, be.precision)
+    if o.shard is None and _finished(out, config, o.overwrite): return out
+    cache, ledger, done, todo = _pending_pairs(out/'pairs'/config_key(config), config, ids, o.shard, o.overwrite)
     log.info("%s: %d pair(s) to compute (%d recorded) on %s", out, len(todo), len(done), be)
-    if todo: _run_pairs(files, todo, n_tiles, reference=ids[0], be=be, workers=workers, ledger=ledger, top_k=top_k)
-    if shard is not None and parse_shard(shard)[1] > 1: return cache
-    return merge_metrics(features_dir, metrics_dir, extractor, top_k, n_tiles, be.precision, meter=meter)
+    if todo: _run_pairs(files, todo, reference=ids[0], be=be, ledger=ledger, opts=o)
+    if o.shard is not None and parse_shard(o.shard)[1] > 1: return cache
+    return merge_metrics(features_dir, metrics_dir, extractor, o.top_k, o.n_tiles, be.precision, meter=meter)
 
 # %% ../../nbs/33_plism.evaluate.ipynb #fdaa9f92
 def _output_dir(files: dict[str, Path], metrics_dir, extractor: str, n_tiles) -> tuple[list[str], str, Path]:
@@ -192,6 +192,13 @@ def _finished(out: Path, config: dict, overwrite: bool) -> bool:
     log.info("metrics already computed: %s", out/'metrics.csv')
     return True
 
+# %% ../../nbs/33_plism.evaluate.ipynb #d6c59126
+def _after_last_line(f) -> bytes:
+    "b'\\n' if the file open in `f` ('a+b') ends inside a line (cut short by a crash), else b''."
+    if f.tell() == 0: return b''
+    f.seek(-1, os.SEEK_END)
+    return b'' if f.read(1) == b'\n' else b'\n'
+
 # %% ../../nbs/33_plism.evaluate.ipynb #f9c1ba1f
 class BatchedRecords:
     "Ok-records for a `Ledger` file, appended in batches: one write and one fsync per `every` seconds and at exit."
@@ -204,31 +211,23 @@ class BatchedRecords:
         self.lines.append(json.dumps({'unit': unit, 'status': 'ok', 'time': now_iso(), **info}) + '\n')
         if time.monotonic() - self.last >= self.every: self.flush()
 
-# %% ../../nbs/33_plism.evaluate.ipynb #d6c59126
-def _after_last_line(f) -> bytes:
-    "b'\\n' if the file open in `f` ('a+b') ends inside a line (cut short by a crash), else b''."
-    if f.tell() == 0: return b''
-    f.seek(-1, os.SEEK_END)
-    return b'' if f.read(1) == b'\n' else b'\n'
-
-@patch
-def flush(self: BatchedRecords):
-    "Append the pending lines in one write, then fsync."
-    if self.lines:
-        with open(self.ledger.path, 'a+b') as f:
-            f.write(_after_last_line(f) + ''.join(self.lines).encode('utf-8'))
-            f.flush()
-            os.fsync(f.fileno())
-    self.lines, self.last = [], time.monotonic()
+    def flush(self):
+        "Append the pending lines in one write, then fsync."
+        if self.lines:
+            with open(self.ledger.path, 'a+b') as f:
+                f.write(_after_last_line(f) + ''.join(self.lines).encode('utf-8'))
+                f.flush()
+                os.fsync(f.fileno())
+        self.lines, self.last = [], time.monotonic()
 
 # %% ../../nbs/33_plism.evaluate.ipynb #7c7dfb99
-def _run_pairs(files, todo, n_tiles, reference, be, workers, ledger, top_k):
+def _run_pairs(files: dict, todo: list, reference: str, be: Backend, ledger: Ledger, opts: EvaluateOptions):
     slides = sorted({s for p in todo for s in p})
-    feats = load_normalized(files, slides, n_tiles, reference)
+    feats = load_normalized(files, slides, opts.n_tiles, reference)
     t0, bar = time.time(), progress(total=len(todo), desc='pairs', unit='pair')
     with BatchedRecords(ledger) as rec:
-        for (a, b), r in twin_ranks(feats, todo, be, workers=workers, normalized=True):
-            rec.record(pair_unit(a, b), **r.metrics(top_k))
+        for (a, b), r in twin_ranks(feats, todo, be, workers=opts.workers, normalized=True):
+            rec.record(pair_unit(a, b), **r.metrics(opts.top_k))
             bar.update()
     bar.close()
     log.info("%d pairs in %.1f s", len(todo), time.time() - t0)
@@ -246,7 +245,7 @@ def merge_metrics(features_dir, metrics_dir, extractor: str, top_k=(1, 3, 5, 10)
     _check_recorded(rec, units, cache)
     metrics, extra = _metrics_table(table, units, rec, top_k)
     manifest = {**config, 'extractor': extractor, 'features_dir': str(features_dir), 'n_pairs': len(units)}
-    _write_outputs(out, manifest, config, table, extra, metrics, top_k, meter=meter)
+    _write_outputs(out, manifest, config, table, extra, metrics, meter=meter)
     return out
 
 # %% ../../nbs/33_plism.evaluate.ipynb #c53abc2e
@@ -301,11 +300,11 @@ def results_text(results: dict[str, dict[str, str]]) -> str:
 
 # %% ../../nbs/33_plism.evaluate.ipynb #0956ac06
 def _write_outputs(out: Path, manifest: dict, config: dict, table: list[dict], extra: list[dict],
-                   metrics: list[dict], top_k: list[int], meter: ResourceMeter|None=None):
+                   metrics: list[dict], meter: ResourceMeter|None=None):
     "metrics.csv, results.csv, pair_details.csv and evaluate.json in `out`; the manifest's `resources` from `meter`."
     names = ('metrics.csv', 'results.csv', 'pair_details.csv', 'evaluate.json')
     with RunDir(out, manifest, kind='plism-evaluate', meter=meter):
-        res = [{'': cat, **cells} for cat, cells in results_cells(metrics, top_k).items()]
+        res = [{'': cat, **cells} for cat, cells in results_cells(metrics, config['top_k']).items()]
         details = [{'slide_a': t['slide_a'], 'slide_b': t['slide_b'], 'category': t['category'], **x}
                    for t, x in zip(table, extra)]
         with atomic_files(*(out/n for n in names)) as (m, r, p, e):

@@ -5,21 +5,21 @@
 # %% ../../nbs/31_plism.extract.ipynb #61d6b47a
 from __future__ import annotations
 import contextlib, itertools, sys, time, weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 
-from ..core import ConfigError, Registry, RunError, device_name, get_logger, progress
+from ..core import ConfigError, Registry, RunError, get_logger, progress
 from .data import PlismDataError, PlismTiles, check_hub, find_h5_slides, features_path, shard_block, write_features
+from .options import EXTRACT_PRECISIONS, ExtractOptions
 
 # %% auto #0
-__all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'EXTRACT_PRECISIONS', 'STAGES', 'ExtractorSpec',
-           'register_extractor', 'random_vit', 'build_model', 'preprocess', 'extract_slide', 'SlideBatches',
-           'run_precision', 'slide_loader', 'default_loader_workers', 'SlideLines', 'extract']
+__all__ = ['log', 'IMAGENET', 'BIOPTIMUS', 'POOLINGS', 'extractors', 'STAGES', 'ExtractorSpec', 'register_extractor',
+           'random_vit', 'build_model', 'preprocess', 'SlideBatches', 'run_precision', 'slide_loader',
+           'default_loader_workers', 'SlideLines', 'extract']
 
 # %% ../../nbs/31_plism.extract.ipynb #0549188a
 log = get_logger('plism.extract')
@@ -234,53 +234,20 @@ def _check_dim(feats: np.ndarray, spec: ExtractorSpec) -> np.ndarray:
     return feats
 
 # %% ../../nbs/31_plism.extract.ipynb #d42469ed
-def extract_slide(model, spec: ExtractorSpec, h5_path, out_path, device: str='cpu', batch_size: int=32, workers: int=0,
-                  autocast: bool|None=None, expected_tiles: int|None=None) -> dict:
-    "Extract one h5 slide into `out_path` (features contract); return tiles, seconds and tiles/s."
+def _extract_slide(model, spec: ExtractorSpec, h5_path, out_path, opts: ExtractOptions=ExtractOptions()) -> dict:
+    "Extract one h5 slide into `out_path` (features contract) through its own loader; return tiles, seconds, tiles/s."
     import torch
     ds = PlismTiles(h5_path)
-    if expected_tiles and len(ds) != expected_tiles:
-        raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=h5_path)
-    loader = torch.utils.data.DataLoader(ds, batch_size=batch_size, num_workers=workers,
-                                         pin_memory=str(device).startswith('cuda'))
+    if opts.expected_tiles and len(ds) != opts.expected_tiles:
+        raise PlismDataError(f"has {len(ds)} tiles, expected {opts.expected_tiles}", file=h5_path)
+    loader = torch.utils.data.DataLoader(ds, batch_size=opts.batch_size, num_workers=opts.workers or 0,
+                                         pin_memory=opts.device.startswith('cuda'))
     t0 = time.time()
-    feats, coords = _forward_all(model, spec, loader, device, autocast, Path(h5_path).name[:24])
+    feats, coords = _forward_all(model, spec, loader, opts.device, opts.autocast, Path(h5_path).name[:24])
     feats = _check_dim(np.concatenate(feats), spec)
     write_features(out_path, np.concatenate(coords), feats)
     dt = time.time() - t0
     return {'tiles': len(ds), 'seconds': round(dt, 3), 'tiles_per_s': round(len(ds) / dt, 1)}
-
-# %% ../../nbs/31_plism.extract.ipynb #bc04e4d7
-class SlideBatches:
-    "Batches of tiles of many h5 slides: item k → (uint8 tiles (b, H, W, 3) tensor, slide index, first row, read s)."
-    def __init__(self, slides: list[PlismTiles], batch_size: int):
-        self.slides, self.batch_size, self._open, self._ring, self.ring_size = list(slides), batch_size, {}, [], 0
-        self.index = [(s, lo) for s, ds in enumerate(self.slides) for lo in range(0, len(ds), batch_size)]
-        self.rings, self.token, self._turn = [], None, -1
-
-    def __len__(self): return len(self.index)
-    def __getstate__(self): return {**self.__dict__, '_open': {}, '_ring': []}
-    def n_batches(self, s: int) -> int: return -(-len(self.slides[s]) // self.batch_size)
-
-# %% ../../nbs/31_plism.extract.ipynb #665f7f61
-@patch
-def __getitem__(self: SlideBatches, k: int):
-    s, lo = self.index[k]
-    t0, ds = time.perf_counter(), self.slides[s]
-    f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
-    buf, slot = self._slot((len(keys),) + _tile_shape(f, keys[0]))
-    _read_tiles(f, keys, buf.numpy(), ds.path)
-    return (buf if slot is None else slot), s, lo, time.perf_counter() - t0
-
-# %% ../../nbs/31_plism.extract.ipynb #a207039a
-@patch
-def _file(self: SlideBatches, s: int):
-    "This process's open h5 file of slide `s` (any other slide's file is closed first)."
-    from benchnb.plism.data import _open_h5
-    if s not in self._open:
-        for f in self._open.values(): f.close()
-        self._open = {s: _open_h5(self.slides[s].path)}
-    return self._open[s]
 
 # %% ../../nbs/31_plism.extract.ipynb #b1f0e2a2
 def _check_tile_dataset(d, out: np.ndarray, path: Path, key: str):
@@ -321,16 +288,6 @@ def _batch_buffer(shape: tuple):
     if torch.utils.data.get_worker_info() is None: return torch.empty(shape, dtype=torch.uint8)
     return _shared_uint8(shape)
 
-@patch
-def _buffer(self: SlideBatches, shape: tuple):
-    "A batch buffer: with `ring_size` > 0, the next of that many buffers this worker reuses in turn."
-    if not self.ring_size: return _batch_buffer(shape)
-    if self._ring and self._ring[0].shape[1:] != shape[1:]: self._ring = []       # tiles of another size
-    full = len(self._ring) == self.ring_size
-    buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
-    self._ring.append(buf)
-    return buf[:shape[0]]
-
 # %% ../../nbs/31_plism.extract.ipynb #e7a1c0d2
 _RINGS = weakref.WeakValueDictionary()                 # token → the SlideBatches whose rings this process made
 _tokens = itertools.count()
@@ -352,27 +309,59 @@ def _ring_memory(shape: tuple):
     if (mp.get_start_method(allow_none=True) or mp.get_all_start_methods()[0]) != 'fork': return _shared_uint8(shape)
     return torch.frombuffer(mmap.mmap(-1, int(np.prod(shape))), dtype=torch.uint8).view(shape)   # shared, untouched
 
-# %% ../../nbs/31_plism.extract.ipynb #e7a1c0d3
-@patch
-def share_rings(self: SlideBatches, workers: int, ring_size: int, tile_shape: tuple):
-    "Make each of `workers` loader workers' `ring_size` batch buffers, here, before they start."
-    self.ring_size, self.token = ring_size, next(_tokens)
-    shape = (self.batch_size,) + tuple(tile_shape)
-    self.rings = [[_ring_memory(shape) for _ in range(ring_size)] for _ in range(workers)]
-    _RINGS[self.token] = self
+# %% ../../nbs/31_plism.extract.ipynb #bc04e4d7
+class SlideBatches:
+    "Batches of tiles of many h5 slides: item k → (uint8 tiles (b, H, W, 3) tensor, slide index, first row, read s)."
+    def __init__(self, slides: list[PlismTiles], batch_size: int):
+        self.slides, self.batch_size, self._open, self._ring, self.ring_size = list(slides), batch_size, {}, [], 0
+        self.index = [(s, lo) for s, ds in enumerate(self.slides) for lo in range(0, len(ds), batch_size)]
+        self.rings, self.token, self._turn = [], None, -1
 
-@patch
-def _slot(self: SlideBatches, shape: tuple):
-    "(a buffer for a batch of `shape`, the `_Slot` to send instead of it, or None to send the buffer itself)."
-    import torch
-    info = torch.utils.data.get_worker_info()
-    if info is None or not self.rings or self.rings[0][0].shape[1:] != shape[1:]: return self._buffer(shape), None
-    self._turn = (self._turn + 1) % self.ring_size
-    return self.rings[info.id][self._turn][:shape[0]], _Slot(self.token, info.id, self._turn, shape[0])
+    def __len__(self): return len(self.index)
+    def __getstate__(self): return {**self.__dict__, '_open': {}, '_ring': []}
+    def n_batches(self, s: int) -> int: return -(-len(self.slides[s]) // self.batch_size)
+
+    def __getitem__(self, k: int):
+        s, lo = self.index[k]
+        t0, ds = time.perf_counter(), self.slides[s]
+        f, keys = self._file(s), ds.keys[lo:lo + self.batch_size]
+        buf, slot = self._slot((len(keys),) + _tile_shape(f, keys[0]))
+        _read_tiles(f, keys, buf.numpy(), ds.path)
+        return (buf if slot is None else slot), s, lo, time.perf_counter() - t0
+
+    def _file(self, s: int):
+        "This process's open h5 file of slide `s` (any other slide's file is closed first)."
+        from benchnb.plism.data import _open_h5
+        if s not in self._open:
+            for f in self._open.values(): f.close()
+            self._open = {s: _open_h5(self.slides[s].path)}
+        return self._open[s]
+
+    def _buffer(self, shape: tuple):
+        "A batch buffer: with `ring_size` > 0, the next of that many buffers this worker reuses in turn."
+        if not self.ring_size: return _batch_buffer(shape)
+        if self._ring and self._ring[0].shape[1:] != shape[1:]: self._ring = []       # tiles of another size
+        full = len(self._ring) == self.ring_size
+        buf = self._ring.pop(0) if full else _batch_buffer((self.batch_size,) + shape[1:])
+        self._ring.append(buf)
+        return buf[:shape[0]]
+
+    def share_rings(self, workers: int, ring_size: int, tile_shape: tuple):
+        "Make each of `workers` loader workers' `ring_size` batch buffers, here, before they start."
+        self.ring_size, self.token = ring_size, next(_tokens)
+        shape = (self.batch_size,) + tuple(tile_shape)
+        self.rings = [[_ring_memory(shape) for _ in range(ring_size)] for _ in range(workers)]
+        _RINGS[self.token] = self
+
+    def _slot(self, shape: tuple):
+        "(a buffer for a batch of `shape`, the `_Slot` to send instead of it, or None to send the buffer itself)."
+        import torch
+        info = torch.utils.data.get_worker_info()
+        if info is None or not self.rings or self.rings[0][0].shape[1:] != shape[1:]: return self._buffer(shape), None
+        self._turn = (self._turn + 1) % self.ring_size
+        return self.rings[info.id][self._turn][:shape[0]], _Slot(self.token, info.id, self._turn, shape[0])
 
 # %% ../../nbs/31_plism.extract.ipynb #a037b1ae
-EXTRACT_PRECISIONS = ('auto', 'fp32', 'fp16', 'bf16')
-
 def run_precision(spec: ExtractorSpec, device: str, precision: str='auto', autocast: bool|None=None) -> str:
     "The precision a run uses: fp32, fp16 or bf16 (see above)."
     if precision not in EXTRACT_PRECISIONS:
@@ -409,20 +398,18 @@ class _Run:
         now = time.perf_counter()
         self.seconds[stage], self.t = self.seconds[stage] + now - self.t, now
 
-# %% ../../nbs/31_plism.extract.ipynb #dd0d1111
-@patch
-def features(self: _Run, tiles) -> np.ndarray:
-    "The (b, dim) float32 features of a uint8 (b, H, W, 3) batch."
-    x = tiles.to(self.device, non_blocking=True)
-    self.lap('transfer')
-    x = preprocess(x, self.spec)
-    if self.channels_last: x = x.contiguous(memory_format=self.torch.channels_last)
-    self.lap('preprocess')
-    with _precision_context(self.device, self.precision): f = self.model(x)
-    self.lap('forward')
-    out = f.float().cpu().numpy()
-    self.lap('fetch')
-    return out
+    def features(self, tiles) -> np.ndarray:
+        "The (b, dim) float32 features of a uint8 (b, H, W, 3) batch."
+        x = tiles.to(self.device, non_blocking=True)
+        self.lap('transfer')
+        x = preprocess(x, self.spec)
+        if self.channels_last: x = x.contiguous(memory_format=self.torch.channels_last)
+        self.lap('preprocess')
+        with _precision_context(self.device, self.precision): f = self.model(x)
+        self.lap('forward')
+        out = f.float().cpu().numpy()
+        self.lap('fetch')
+        return out
 
 # %% ../../nbs/31_plism.extract.ipynb #c2a6aa31
 def _extract_all(run: _Run, batches: SlideBatches, loader, out_paths: list) -> list[dict]:
@@ -505,19 +492,19 @@ class SlideLines:
         self.last = now
 
 # %% ../../nbs/31_plism.extract.ipynb #a5d23ed8
-def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict, device: str, batch_size: int,
-                    workers: int, expected_tiles: int|None, opts: dict) -> tuple[list[dict], dict]:
-    "(one 'extracted' row per slide of `todo`, seconds per stage); `opts`: see `extract`."
+def _extract_slides(spec: ExtractorSpec, todo: list[str], h5: dict, out: dict,
+                    opts: ExtractOptions) -> tuple[list[dict], dict]:
+    "(one 'extracted' row per slide of `todo`, seconds per stage); `opts` as `extract` resolved them."
     tiles = [PlismTiles(h5[s]) for s in todo]
     for ds in tiles:
-        if expected_tiles and len(ds) != expected_tiles:
-            raise PlismDataError(f"has {len(ds)} tiles, expected {expected_tiles}", file=ds.path)
-    if opts['pretrained']: _check_hub_weights(spec)                    # fail at once, before the workers start
-    batches = SlideBatches(tiles, batch_size)
-    loader = iter(slide_loader(batches, device, workers, opts['prefetch'], opts['memory_mb']))   # workers start
-    run = _Run(spec, build_model(spec, pretrained=opts['pretrained']), device, opts['precision'],
-               opts['channels_last'], opts['profile'])                   # ...and read ahead while the model loads
-    if opts['compile']: run.model = run.torch.compile(run.model)
+        if opts.expected_tiles and len(ds) != opts.expected_tiles:
+            raise PlismDataError(f"has {len(ds)} tiles, expected {opts.expected_tiles}", file=ds.path)
+    if opts.pretrained: _check_hub_weights(spec)                      # fail at once, before the workers start
+    batches = SlideBatches(tiles, opts.batch_size)
+    loader = iter(slide_loader(batches, opts.device, opts.workers, opts.prefetch, opts.memory_mb))  # workers start
+    run = _Run(spec, build_model(spec, pretrained=opts.pretrained), opts.device, opts.precision,
+               opts.channels_last, opts.profile)                      # ...and read ahead while the model loads
+    if opts.compile: run.model = run.torch.compile(run.model)
     rows = _extract_all(run, batches, loader, [out[s] for s in todo])
     return [{'slide': s, 'status': 'extracted', **r} for s, r in zip(todo, rows)], run.seconds
 
@@ -531,23 +518,18 @@ def _slides_to_extract(spec: ExtractorSpec, download_dir, export_dir, shard: str
     return slides, mine, out, [s for s in mine if overwrite or not out[s].exists()]
 
 # %% ../../nbs/31_plism.extract.ipynb #d0de52a5
-def extract(extractor: str|ExtractorSpec, download_dir, export_dir, device: str='cpu', batch_size: int=32,
-            workers: int=0, overwrite: bool=False, shard: str|None=None, autocast: bool|None=None,
-            pretrained: bool=True, expected_tiles: int|None=None, *, precision: str='auto', backend: str='torch',
-            memory_mb: float|None=None, channels_last: bool|None=None, compile: bool=False, prefetch: int=2,
-            profile: bool=False) -> pd.DataFrame:
+def extract(extractor: str|ExtractorSpec, download_dir, export_dir, opts: ExtractOptions|None=None,
+            **options) -> pd.DataFrame:
     "Extract features for every (pending) slide; one row per slide; `.attrs['seconds']`: seconds per stage."
     spec = extractors[extractor] if isinstance(extractor, str) else extractor
-    device = device_name(device)
-    if backend not in ('torch', 'auto'): raise ConfigError("extraction runs on torch", field='backend', value=backend)
-    opts = dict(precision=run_precision(spec, device, precision, autocast), pretrained=pretrained, compile=compile,
-                channels_last=device.startswith('cuda') if channels_last is None else channels_last,
-                prefetch=prefetch, memory_mb=memory_mb, profile=profile)
-    slides, mine, out, todo = _slides_to_extract(spec, download_dir, export_dir, shard, overwrite)
+    o = replace(opts or ExtractOptions(), **options)            # `options`: fields of `ExtractOptions`, as keywords
+    o = replace(o, precision=run_precision(spec, o.device, o.precision, o.autocast),
+                workers=default_loader_workers() if o.workers is None else o.workers,
+                channels_last=o.device.startswith('cuda') if o.channels_last is None else o.channels_last)
+    slides, mine, out, todo = _slides_to_extract(spec, download_dir, export_dir, o.shard, o.overwrite)
     rows, seconds = [{'slide': s, 'status': 'skipped (exists)'} for s in mine if s not in todo], {}
     if todo:
-        done, seconds = _extract_slides(spec, todo, slides, out=out, device=device, batch_size=batch_size,
-                                        workers=workers, expected_tiles=expected_tiles, opts=opts)
+        done, seconds = _extract_slides(spec, todo, slides, out, o)
         rows += done
     table = pd.DataFrame(rows).sort_values('slide', ignore_index=True)
     table.attrs['seconds'] = seconds

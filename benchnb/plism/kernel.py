@@ -11,7 +11,6 @@ from types import SimpleNamespace
 from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
-from fastcore.basics import patch
 
 from ..core import ConfigError, DataError, RunError, device_name
 from ..runs import interruptible_map
@@ -102,6 +101,16 @@ class Backend:
         "Rows per block so one block of `n_cols` columns (plus its temporaries) fits the memory budget."
         return max(1, min(self.memory_bytes // (bytes_per_value * max(n_cols, 1)), 1 << 30))
 
+    def self_block(self, g, r0: int, th):
+        "(b × P) counts #{j ≠ r0 + i : g[i, j] > th[i, p]} for a block g of rows r0… of a self-similarity."
+        self.mask_diag(g, r0)
+        return self.count_above_sorted(self.sort_rows(g), th)
+
+    def cross_block(self, c, r0: int, t) -> tuple[Any, Any]:
+        "(counts along the block's rows, counts per column) of c > twin similarity t, the twins c[i, r0 + i] excluded."
+        self.mask_diag(c, r0)
+        return self.count_gt(c, t[r0:r0 + c.shape[0]], 1), self.count_gt(c, t, 0)
+
 # %% ../../nbs/32_plism.kernel.ipynb #3823e27c
 class NumpyBackend(Backend):
     "numpy (CPU, fp32 BLAS) or, with `xp=cupy`, the same code on CUDA."
@@ -118,37 +127,47 @@ class NumpyBackend(Backend):
     def zeros_int(self, shape): return self.xp.zeros(shape, dtype=self.xp.int32)
     def stack_cols(self, cols): return self.xp.stack(cols, axis=1)
 
-# %% ../../nbs/32_plism.kernel.ipynb #4062c130
-@patch
-def matmul_t(self: NumpyBackend, q, g):
-    c = q @ g.T
-    return self.round16(c) if self.precision == 'fp16' else c
+    def matmul_t(self, q, g):
+        c = q @ g.T
+        return self.round16(c) if self.precision == 'fp16' else c
 
-# %% ../../nbs/32_plism.kernel.ipynb #be37b0b6
-@patch
-def mask_diag(self: NumpyBackend, c, r0):
-    i = self.xp.arange(c.shape[0])
-    c[i, r0 + i] = -self.xp.inf
+    def mask_diag(self, c, r0):
+        i = self.xp.arange(c.shape[0])
+        c[i, r0 + i] = -self.xp.inf
 
-@patch
-def sort_rows(self: NumpyBackend, c):
-    c.sort(axis=1)
-    return c
+    def sort_rows(self, c):
+        c.sort(axis=1)
+        return c
 
-# %% ../../nbs/32_plism.kernel.ipynb #e610c707
-@patch
-def count_above_sorted(self: NumpyBackend, rows, q):
-    "(b × P) counts #{j : rows[i, j] > q[i, p]} for rows sorted ascending."
-    xp, (b, m) = self.xp, rows.shape
-    off = (xp.arange(b, dtype=xp.int64) << 32)[:, None]
-    pos = xp.searchsorted((ordered_keys(rows, xp) + off).ravel(), (ordered_keys(q, xp) + off).ravel(),
-                          side='right')
-    return (m - (pos.reshape(q.shape) - off // (1 << 32) * m)).astype(xp.int32)
+    def count_above_sorted(self, rows, q):
+        "(b × P) counts #{j : rows[i, j] > q[i, p]} for rows sorted ascending."
+        xp, (b, m) = self.xp, rows.shape
+        off = (xp.arange(b, dtype=xp.int64) << 32)[:, None]
+        pos = xp.searchsorted((ordered_keys(rows, xp) + off).ravel(), (ordered_keys(q, xp) + off).ravel(),
+                              side='right')
+        return (m - (pos.reshape(q.shape) - off // (1 << 32) * m)).astype(xp.int32)
 
-# %% ../../nbs/32_plism.kernel.ipynb #4e9108de
-@patch
-def count_gt(self: NumpyBackend, c, t, axis):
-    return self.xp.count_nonzero(c > (t[:, None] if axis == 1 else t[None, :]), axis=axis).astype(self.xp.int32)
+    def count_gt(self, c, t, axis):
+        return self.xp.count_nonzero(c > (t[:, None] if axis == 1 else t[None, :]), axis=axis).astype(self.xp.int32)
+
+    def self_block(self, g, r0: int, th):
+        if self.xp is not np: return Backend.self_block(self, g, r0, th)
+        if g.size <= _NUMPY_MAX: return _self_block_small(g, r0, th)
+        k, out, th = _kernels(), np.empty(th.shape, np.int32), np.ascontiguousarray(th)
+        if g.size < _SERIAL or k.threads() == 1: k.self_serial(g, r0, th, out)
+        else:
+            with _KERNEL_LOCK: k.self_parallel(g, r0, th, out)
+        return out
+
+    def cross_block(self, c, r0: int, t):
+        if self.xp is not np or c.size <= _NUMPY_MAX: return Backend.cross_block(self, c, r0, t)
+        k = _kernels()
+        nw = 1 if c.size < _SERIAL else k.threads()
+        ca, parts = np.empty(c.shape[0], np.int32), np.zeros((nw, c.shape[1]), np.int32)
+        if nw == 1: k.cross_serial(c, r0, t, ca, parts)
+        else:
+            with _KERNEL_LOCK: k.cross_parallel(c, r0, t, ca, parts)
+        return ca, parts.sum(0, dtype=np.int32)
 
 # %% ../../nbs/32_plism.kernel.ipynb #3f8e15a5
 def _setup_torch_cuda(torch, device: str, precision: str):
@@ -175,30 +194,21 @@ class TorchBackend(Backend):
     def matmul_t(self, q, g): return (q @ g.T).float()
     def rowdot(self, a, b): return (a.float() * b.float()).sum(1)
 
-# %% ../../nbs/32_plism.kernel.ipynb #c226b0fc
-@patch
-def mask_diag(self: TorchBackend, c, r0):
-    i = self.torch.arange(c.shape[0], device=c.device)
-    c[i, r0 + i] = -math.inf
+    def mask_diag(self, c, r0):
+        i = self.torch.arange(c.shape[0], device=c.device)
+        c[i, r0 + i] = -math.inf
 
-@patch
-def sort_rows(self: TorchBackend, c): return self.torch.sort(c, dim=1).values
+    def sort_rows(self, c): return self.torch.sort(c, dim=1).values
 
-# %% ../../nbs/32_plism.kernel.ipynb #3a7830e0
-@patch
-def count_above_sorted(self: TorchBackend, rows, q):
-    return (rows.shape[1] - self.torch.searchsorted(rows, q.contiguous(), right=True)).int()
+    def count_above_sorted(self, rows, q):
+        return (rows.shape[1] - self.torch.searchsorted(rows, q.contiguous(), right=True)).int()
 
-# %% ../../nbs/32_plism.kernel.ipynb #aa7ddd5b
-@patch
-def count_gt(self: TorchBackend, c, t, axis):
-    return (c > (t[:, None] if axis == 1 else t[None, :])).sum(axis, dtype=self.torch.int32)
+    def count_gt(self, c, t, axis):
+        return (c > (t[:, None] if axis == 1 else t[None, :])).sum(axis, dtype=self.torch.int32)
 
-# %% ../../nbs/32_plism.kernel.ipynb #7b39c1c0
-@patch
-def zeros_int(self: TorchBackend, shape): return self.torch.zeros(shape, dtype=self.torch.int32, device=self.device)
-@patch
-def stack_cols(self: TorchBackend, cols): return self.torch.stack(cols, dim=1)
+    def zeros_int(self, shape): return self.torch.zeros(shape, dtype=self.torch.int32, device=self.device)
+
+    def stack_cols(self, cols): return self.torch.stack(cols, dim=1)
 
 # %% ../../nbs/32_plism.kernel.ipynb #7aa2b500
 BACKENDS = ('auto', 'numpy', 'torch', 'cupy')
@@ -225,19 +235,6 @@ def _cupy_backend(precision: str, memory_mb: float, device: str) -> NumpyBackend
                        field='backend', value='cupy')
     if device.startswith('cuda:'): cupy.cuda.Device(int(device.split(':')[1])).use()
     return NumpyBackend(precision, memory_mb, device=device, xp=cupy)
-
-# %% ../../nbs/32_plism.kernel.ipynb #bfb1b106
-@patch
-def self_block(self: Backend, g, r0: int, th):
-    "(b × P) counts #{j ≠ r0 + i : g[i, j] > th[i, p]} for a block g of rows r0… of a self-similarity."
-    self.mask_diag(g, r0)
-    return self.count_above_sorted(self.sort_rows(g), th)
-
-@patch
-def cross_block(self: Backend, c, r0: int, t) -> tuple[Any, Any]:
-    "(counts along the block's rows, counts per column) of c > twin similarity t, the twins c[i, r0 + i] excluded."
-    self.mask_diag(c, r0)
-    return self.count_gt(c, t[r0:r0 + c.shape[0]], 1), self.count_gt(c, t, 0)
 
 # %% ../../nbs/32_plism.kernel.ipynb #904ab0fe
 _CACHE = '__file__' in globals()   # numba caches compiled kernels for the module, not inside a notebook
@@ -343,29 +340,6 @@ def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:
     for r in range(g.shape[0]): out[r] = g.shape[1] - np.searchsorted(g[r], th[r], side='right')
     return out
 
-# %% ../../nbs/32_plism.kernel.ipynb #c584e09e
-@patch
-def self_block(self: NumpyBackend, g, r0: int, th):
-    if self.xp is not np: return Backend.self_block(self, g, r0, th)
-    if g.size <= _NUMPY_MAX: return _self_block_small(g, r0, th)
-    k, out, th = _kernels(), np.empty(th.shape, np.int32), np.ascontiguousarray(th)
-    if g.size < _SERIAL or k.threads() == 1: k.self_serial(g, r0, th, out)
-    else:
-        with _KERNEL_LOCK: k.self_parallel(g, r0, th, out)
-    return out
-
-# %% ../../nbs/32_plism.kernel.ipynb #8d3a5385
-@patch
-def cross_block(self: NumpyBackend, c, r0: int, t):
-    if self.xp is not np or c.size <= _NUMPY_MAX: return Backend.cross_block(self, c, r0, t)
-    k = _kernels()
-    nw = 1 if c.size < _SERIAL else k.threads()
-    ca, parts = np.empty(c.shape[0], np.int32), np.zeros((nw, c.shape[1]), np.int32)
-    if nw == 1: k.cross_serial(c, r0, t, ca, parts)
-    else:
-        with _KERNEL_LOCK: k.cross_parallel(c, r0, t, ca, parts)
-    return ca, parts.sum(0, dtype=np.int32)
-
 # %% ../../nbs/32_plism.kernel.ipynb #6b7a2741
 _buffers = threading.local()
 
@@ -411,18 +385,16 @@ class PairRanks:
     rank_a: np.ndarray
     rank_b: np.ndarray
 
-# %% ../../nbs/32_plism.kernel.ipynb #575683e8
-@patch
-def metrics(self: PairRanks, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, float]:
-    "cosine_similarity, top_k_accuracy for each k, and extras from the same ranks."
-    ranks = np.concatenate([self.rank_a, self.rank_b])
-    acc = topk_from_ranks(self.rank_a, self.rank_b, top_k)
-    out = {'cosine_similarity': self.cosine, **{f"top_{k}_accuracy": v for k, v in acc.items()}}
-    out.update(mean_twin_rank=float(ranks.mean()), median_twin_rank=float(np.median(ranks)),
-               mrr=float((1 / (ranks + 1)).mean()))
-    out.update({f"top_{k}_accuracy_a": float((self.rank_a < k).mean()) for k in top_k})
-    out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
-    return out
+    def metrics(self, top_k: Sequence[int]=(1, 3, 5, 10)) -> dict[str, float]:
+        "cosine_similarity, top_k_accuracy for each k, and extras from the same ranks."
+        ranks = np.concatenate([self.rank_a, self.rank_b])
+        acc = topk_from_ranks(self.rank_a, self.rank_b, top_k)
+        out = {'cosine_similarity': self.cosine, **{f"top_{k}_accuracy": v for k, v in acc.items()}}
+        out.update(mean_twin_rank=float(ranks.mean()), median_twin_rank=float(np.median(ranks)),
+                   mrr=float((1 / (ranks + 1)).mean()))
+        out.update({f"top_{k}_accuracy_a": float((self.rank_a < k).mean()) for k in top_k})
+        out.update({f"top_{k}_accuracy_b": float((self.rank_b < k).mean()) for k in top_k})
+        return out
 
 # %% ../../nbs/32_plism.kernel.ipynb #c3e2f0b1
 def tie_tolerance(d: int, precision: str='fp32') -> float:
