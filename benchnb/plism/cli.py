@@ -167,21 +167,17 @@ def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 sl
 _EXTRACT_EXAMPLE = example("benchnb plism extract --list",
     "benchnb plism extract --extractor h0_mini --download-dir plism --export-dir features --device cuda --shard 0/4")
 
-def _list_extractors(list_: bool):
-    "`--list`: print every registered extractor (name, width, model id or description) and exit."
-    if not list_: return
+def _list_extractors():
+    "`--list`: print every registered extractor (name, width, model id or description)."
     from benchnb.plism.extract import extractors
     for n in extractors: typer.echo(f"{n}\t{extractors[n].dim}\t{extractors[n].timm_id or extractors[n].description}")
-    raise typer.Exit()
 
 _EXTRACT_INPUTS = (
     _input('extractor', typer.Option(None, help="Registered extractor name (see --list)."), Optional[str]),
     _input('export_dir', typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."),
            Path),
     _input('download_dir', typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides."), Path),
-    _input('random_weights', typer.Option(False, help="Build the model without pretrained weights (testing)."), bool),
-    _input('list_', typer.Option(False, '--list', help="List the registered extractors and exit.", is_eager=True,
-                                 expose_value=False, callback=_list_extractors), bool),
+    _input('list_', typer.Option(False, '--list', help="List the registered extractors and exit."), bool),
     _input('timm', typer.Option(None, '--timm', help="Your own model: a timm name ('vit_small_patch16_224', "
                                 "'hf-hub:org/model'), instead of --extractor; its classifier head is removed."),
            Optional[str]),
@@ -215,12 +211,15 @@ def _check_extract_args(extractor: str|None, opts: ExtractOptions, timm: str|Non
 @cli.command('extract', epilog=_EXTRACT_EXAMPLE)
 @resumable
 @options_command(ExtractOptions, *_EXTRACT_INPUTS)
-def extract_cmd(opts: ExtractOptions, extractor: str|None, export_dir: Path, download_dir: Path, random_weights: bool,
+def extract_cmd(opts: ExtractOptions, extractor: str|None, export_dir: Path, download_dir: Path, list_: bool,
                 timm: str|None, timm_kwargs: str|None):
     "Extract tile features of every slide with a registered extractor or a timm model (resumable, shardable)."
     from benchnb.plism.extract import default_loader_workers, extract
     from benchnb.runs import RunDir
-    opts = replace(opts, device=_check_extract_args(extractor, opts, timm), pretrained=not random_weights)
+    if list_:
+        _list_extractors()
+        return
+    opts = replace(opts, device=_check_extract_args(extractor, opts, timm))
     spec = timm_spec(timm, timm_kwargs) if timm else extractor
     if opts.workers is None: opts = replace(opts, workers=default_loader_workers())
     params = {'extractor': getattr(spec, 'name', spec), 'timm': timm, 'download_dir': str(download_dir),

@@ -16,27 +16,36 @@ from ..core import ConfigError, DataError, RunError, get_logger, progress, resou
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['log', 'STAININGS', 'SCANNERS', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'REFERENCE', 'CATEGORIES',
-           'PLISM_REPO', 'PLISM_PATTERN', 'IHC_STAININGS', 'PlismDataError', 'slide_id', 'official_slide_ids',
-           'parse_slide_id', 'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask', 'in_category',
-           'parse_n_tiles', 'upstream_subset', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files',
-           'read_features', 'load_slide_features', 'write_features', 'parse_shard', 'shard_slides', 'shard_block',
-           'parse_tile_id', 'tile_coords', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
-           'SynthOptions', 'make_synthetic_slides', 'write_h5_tiles', 'ihc_slides']
+__all__ = ['log', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'CATEGORIES', 'PlismDataError', 'slide_id',
+           'official_slide_ids', 'pair_category', 'slide_pairs', 'pair_rows', 'pairs_table', 'category_mask',
+           'in_category', 'parse_n_tiles', 'tile_subset', 'n_tiles_label', 'features_path', 'find_feature_files',
+           'read_features', 'load_slide_features', 'write_features', 'parse_shard', 'shard_block', 'PlismTiles',
+           'check_hub', 'download_plism', 'find_h5_slides', 'render_tile', 'SynthOptions', 'make_synthetic_slides',
+           'ihc_slides']
+
+# %% ../../nbs/30_plism.data.ipynb #c8e88b28
+STAININGS = ('GIV', 'GIVH', 'GM', 'GMH', 'GV', 'GVH', 'HR', 'HRH', 'KR', 'KRH', 'LM', 'LMH', 'MY')
+SCANNERS = ('AT2', 'GT450', 'P', 'S210', 'S360', 'S60', 'SQ')
+REFERENCE = '_to_GMH_S60'           # every slide id carries the registration target
 
 # %% ../../nbs/30_plism.data.ipynb #fb9ed99f
 log = get_logger('plism.data')
 
-STAININGS = ('GIV', 'GIVH', 'GM', 'GMH', 'GV', 'GVH', 'HR', 'HRH', 'KR', 'KRH', 'LM', 'LMH', 'MY')
-SCANNERS = ('AT2', 'GT450', 'P', 'S210', 'S360', 'S60', 'SQ')
 N_TILES_PER_SLIDE = 16_278          # tiles of every PLISM slide (46 TMA cores)
 SUBSET_SIZES = (460, 2713, 5426, 8139)  # upstream tile-subset files
 DEFAULT_N_TILES = 8139              # the leaderboard setting
-REFERENCE = '_to_GMH_S60'           # every slide id carries the registration target
 CATEGORIES = ('inter-scanner', 'inter-staining', 'inter-scanner, inter-staining', 'all')
 
 class PlismDataError(DataError):
     "PLISM input (slide names, features, h5 tiles) is malformed; the message names the file."
+
+# %% ../../nbs/30_plism.data.ipynb #b4b9fafb
+def parse_slide_id(sid: str, file: Any=None) -> tuple[str, str]:
+    "(staining, scanner) of slide id `sid`; `PlismDataError` if it does not parse."
+    m = _SLIDE_RE.match(str(sid))
+    if not m: raise PlismDataError(f"slide id does not parse as '{{STAIN}}_{{SCANNER}}{REFERENCE}.tif'",
+                                   file=file, field='slide_id', value=sid)
+    return m.group(1), m.group(2)
 
 # %% ../../nbs/30_plism.data.ipynb #149de805
 _SLIDE_RE = re.compile(r'^([^_/\\]+)_([^_/\\]+)' + REFERENCE + r'(\.tif)?$')
@@ -48,13 +57,6 @@ def slide_id(staining: str, scanner: str) -> str:
 def official_slide_ids() -> list[str]:
     "The 91 slide ids of PLISM, sorted."
     return sorted(slide_id(st, sc) for st in STAININGS for sc in SCANNERS)
-
-def parse_slide_id(sid: str, file: Any=None) -> tuple[str, str]:
-    "(staining, scanner) of slide id `sid`; `PlismDataError` if it does not parse."
-    m = _SLIDE_RE.match(str(sid))
-    if not m: raise PlismDataError(f"slide id does not parse as '{{STAIN}}_{{SCANNER}}{REFERENCE}.tif'",
-                                   file=file, field='slide_id', value=sid)
-    return m.group(1), m.group(2)
 
 # %% ../../nbs/30_plism.data.ipynb #db1e8cb9
 def pair_category(a: str, b: str) -> str:
@@ -274,12 +276,6 @@ def parse_shard(shard: str|tuple|None) -> tuple[int, int]:
     if not 0 <= i < n: raise ConfigError("shard i/N needs 0 <= i < N", field='shard', value=shard)
     return i, n
 
-# %% ../../nbs/30_plism.data.ipynb #fdfc6916
-def shard_slides(items: Sequence, shard) -> list:
-    "Every N-th item starting at i (balanced across shards)."
-    i, n = parse_shard(shard)
-    return list(items)[i::n]
-
 # %% ../../nbs/30_plism.data.ipynb #7a7fe462
 def shard_block(items: Sequence, shard) -> list:
     "The i-th of N contiguous, near-equal blocks of `items`."
@@ -364,10 +360,11 @@ def check_hub(repo: str, what: str, hint: str, timeout: float=3.0) -> None:
     try: socket.create_connection((host, port), timeout=timeout).close()
     except OSError as e: raise RunError(f"{where} unreachable ({e}); {hint}") from None
 
-# %% ../../nbs/30_plism.data.ipynb #f092b850
+# %% ../../nbs/30_plism.data.ipynb #f111e539
 PLISM_REPO = 'owkin/plism-dataset'
 PLISM_PATTERN = f'*{REFERENCE}.tif.h5'
 
+# %% ../../nbs/30_plism.data.ipynb #f092b850
 def download_plism(download_dir: str|os.PathLike, token: str|None=None, workers: int=8, repo_id: str=PLISM_REPO,
                    allow_patterns: Sequence[str]=(PLISM_PATTERN,)) -> Path:
     "Download (or resume downloading) the PLISM h5 slides into `download_dir`; return the folder."
@@ -588,9 +585,10 @@ def write_h5_tiles(path: str|os.PathLike, tiles: dict, level: int=16) -> Path:
     os.replace(tmp, path)
     return path
 
-# %% ../../nbs/30_plism.data.ipynb #a1c0e003
+# %% ../../nbs/30_plism.data.ipynb #7c9bc97e
 IHC_STAININGS = {'GMH': (1.0, 1.0, 1.0), 'KR': (1.6, 1.0, 0.6), 'GIV': (0.7, 1.5, 1.3)}  # H, E, DAB scale per code
 
+# %% ../../nbs/30_plism.data.ipynb #a1c0e003
 def ihc_slides(out_dir: str|os.PathLike, stainings: dict=IHC_STAININGS, tile_size: int=64,
                scanner: str='S60') -> dict[str, Path]:
     "PLISM-format slides of scikit-image's real IHC image, one per staining code: H, E, DAB scaled by HED separation."

@@ -21,16 +21,16 @@ from .options import EvaluateOptions
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['log', 'PAIR_COLUMNS', 'LEADERBOARD_CELLS', 'KERNEL_VERSION', 'metric_columns', 'parse_top_k', 'results_cells',
-           'get_results', 'median_part', 'leaderboard_score', 'eval_config', 'config_key', 'pair_unit',
-           'recorded_pairs', 'load_normalized', 'compute_metrics', 'BatchedRecords', 'merge_metrics', 'write_csv',
-           'read_results', 'results_text', 'tiles_folder', 'leaderboard', 'plot_distributions', 'slide_table',
-           'plot_slide_heatmap', 'check_inputs']
+__all__ = ['log', 'LEADERBOARD_CELLS', 'metric_columns', 'parse_top_k', 'get_results', 'median_part', 'leaderboard_score',
+           'load_normalized', 'compute_metrics', 'merge_metrics', 'read_results', 'results_text', 'leaderboard',
+           'plot_distributions', 'slide_table', 'plot_slide_heatmap', 'check_inputs']
+
+# %% ../../nbs/33_plism.evaluate.ipynb #afb6f158
+PAIR_COLUMNS = ['slide_a', 'features_path_a', 'staining_a', 'scanner_a',
+                'slide_b', 'features_path_b', 'staining_b', 'scanner_b']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #52f17e64
 log = get_logger('plism.evaluate')
-PAIR_COLUMNS = ['slide_a', 'features_path_a', 'staining_a', 'scanner_a',
-                'slide_b', 'features_path_b', 'staining_b', 'scanner_b']
 
 def metric_columns(top_k: Sequence[int]) -> list[str]:
     "Upstream metric column names for `top_k`."

@@ -16,10 +16,9 @@ from ..core import ConfigError, DataError, RunError, device_name
 from ..runs import interruptible_map
 
 # %% auto #0
-__all__ = ['PRECISIONS', 'BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics',
-           'l2_normalize', 'ordered_keys', 'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'warmup',
-           'gemm_buffer', 'self_counts', 'cross_counts', 'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides',
-           'nearest_tiles']
+__all__ = ['BACKENDS', 'prange', 'naive_twin_ranks', 'naive_cosine', 'topk_from_ranks', 'upstream_pair_metrics', 'l2_normalize',
+           'Backend', 'NumpyBackend', 'TorchBackend', 'make_backend', 'warmup', 'self_counts', 'cross_counts',
+           'PairRanks', 'tie_tolerance', 'twin_ranks', 'hard_slides', 'nearest_tiles']
 
 # %% ../../nbs/32_plism.kernel.ipynb #e53707ac
 def naive_twin_ranks(a: np.ndarray, b: np.ndarray, tol: float=0.0) -> tuple[np.ndarray, np.ndarray]:
@@ -82,9 +81,10 @@ def ordered_keys(x, xp=np):
     i = xp.where(i < 0, i ^ xp.int32(0x7FFFFFFF), i)
     return i.astype(xp.int64) + (1 << 31)
 
-# %% ../../nbs/32_plism.kernel.ipynb #8035c5d7
+# %% ../../nbs/32_plism.kernel.ipynb #81e7b012
 PRECISIONS = ('fp32', 'tf32', 'fp16')
 
+# %% ../../nbs/32_plism.kernel.ipynb #8035c5d7
 class Backend:
     "Array primitives the rank kernel needs; subclasses bind them to numpy, cupy or torch."
     name = 'base'

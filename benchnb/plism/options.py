@@ -49,7 +49,7 @@ class ExtractOptions:
     overwrite: bool = opt(False, '--overwrite/--no-overwrite', sweep=False)       # Re-extract slides whose features exist.
     shard: str|None = opt(None, sweep=False)    # Do only part i of N ('i/N', 0-based) of the slides; then run evaluate.
     autocast: bool|None = opt(None, '--autocast/--no-autocast', sweep=False)  # fp16 autocast (default: on with CUDA, off on the CPU).
-    pretrained: bool = opt(True, cli=False)                 # The model's pretrained weights (False: random, for tests).
+    pretrained: bool = opt(True, '--no-random-weights/--random-weights')   # Random weights instead (testing).
     precision: str = opt('auto', cli=False)                 # auto (the model card's on CUDA, else fp32), fp32, fp16, bf16.
     expected_tiles: int|None = opt(None, cli=False, sweep=False)    # Refuse a slide with another number of tiles.
     backend: str = opt('torch', cli=False, sweep=False)     # torch (or auto): extraction runs on torch.
