@@ -16,17 +16,17 @@ __all__ = ['EXTRACT_PRECISIONS', 'EvaluateOptions', 'ExtractOptions']
 # %% ../../nbs/33a_plism.options.ipynb #4c869c89
 @dataclass(frozen=True)
 class EvaluateOptions:
-    "How one PLISM evaluation runs: `plism evaluate`'s options, `compute_metrics`' and a sweep unit's; checked when made."
-    n_tiles: int|str = DEFAULT_N_TILES      # Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'.
-    top_k: tuple = (1, 3, 5, 10)            # k values for top-k accuracy (default 1 3 5 10).
-    device: str = 'cpu'                     # cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.
-    backend: str = 'auto'                   # auto (numpy on CPU, torch on CUDA), numpy, torch or cupy.
-    precision: str = 'fp32'                 # fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation).
+    "How a PLISM evaluation runs: `plism evaluate`'s options, `compute_metrics`' and a sweep unit's; checked when made."
+    n_tiles: int|str = DEFAULT_N_TILES  # Tiles per slide: 460, 2713, 5426, 8139 (upstream subsets), 16278 or 'all'.
+    top_k: tuple = (1, 3, 5, 10)        # k values for top-k accuracy (default 1 3 5 10).
+    device: str = 'cpu'                 # cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.
+    backend: str = 'auto'               # auto (numpy on CPU, torch on CUDA), numpy, torch or cupy.
+    precision: str = 'fp32'             # fp32, tf32 (CUDA) or fp16 (fp16 similarities, fp32 accumulation).
     workers: int = 1    # Threads over slides and pairs (>= 1); 460-tile slides: at least one per BLAS thread.
-    overwrite: bool = opt(False, '--overwrite/--no-overwrite', sweep=False)       # Recompute even if metrics exist.
-    shard: str|None = opt(None, sweep=False)   # Do only part i of N ('i/N', 0-based) of the slide pairs; then run merge.
-    official: bool = opt(False, '--official/--no-official', sweep=False)           # Require exactly the 91 PLISM slides.
-    memory_mb: float = 256                  # Memory budget of one similarity block, in MB (> 0).
+    overwrite: bool = opt(False, '--overwrite/--no-overwrite', sweep=False)    # Recompute even if metrics exist.
+    shard: str|None = opt(None, sweep=False)    # Do only part i of N ('i/N', 0-based) of the slide pairs; then merge.
+    official: bool = opt(False, '--official/--no-official', sweep=False)       # Require exactly the 91 PLISM slides.
+    memory_mb: float = 256              # Memory budget of one similarity block, in MB (> 0).
 
     def __post_init__(self):
         from benchnb.plism.evaluate import parse_top_k
@@ -42,22 +42,22 @@ EXTRACT_PRECISIONS = ('auto', 'fp32', 'fp16', 'bf16')
 
 @dataclass(frozen=True)
 class ExtractOptions:
-    "How one PLISM extraction runs: `plism extract`'s options, `extract`'s and a sweep unit's; checked when made."
+    "How a PLISM extraction runs: `plism extract`'s options, `extract`'s and a sweep unit's; checked when made."
     device: str = opt('cpu', sweep=False)  # cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.
-    batch_size: int = 32                                    # Tiles per forward pass.
-    workers: int|None = opt(None, sweep=False)    # DataLoader worker processes (default: 4, at most the cores less one).
-    overwrite: bool = opt(False, '--overwrite/--no-overwrite', sweep=False)       # Re-extract slides whose features exist.
-    shard: str|None = opt(None, sweep=False)    # Do only part i of N ('i/N', 0-based) of the slides; then run evaluate.
-    autocast: bool|None = opt(None, '--autocast/--no-autocast', sweep=False)  # fp16 autocast (default: on with CUDA, off on the CPU).
-    pretrained: bool = opt(True, '--no-random-weights/--random-weights')   # Random weights instead (testing).
-    precision: str = opt('auto', cli=False)                 # auto (the model card's on CUDA, else fp32), fp32, fp16, bf16.
+    batch_size: int = 32                                            # Tiles per forward pass.
+    workers: int|None = opt(None, sweep=False)  # DataLoader worker processes (default: 4, at most the cores less one).
+    overwrite: bool = opt(False, '--overwrite/--no-overwrite', sweep=False)  # Re-extract slides whose features exist.
+    shard: str|None = opt(None, sweep=False)        # Do only part i of N ('i/N', 0-based) of the slides; then evaluate.
+    autocast: bool|None = opt(None, '--autocast/--no-autocast', sweep=False)    # fp16 autocast (default: on with CUDA).
+    pretrained: bool = opt(True, '--no-random-weights/--random-weights')       # --random-weights: untrained (tests).
+    precision: str = opt('auto', cli=False)         # auto (the model card's on CUDA, else fp32), fp32, fp16 or bf16.
     expected_tiles: int|None = opt(None, cli=False, sweep=False)    # Refuse a slide with another number of tiles.
-    backend: str = opt('torch', cli=False, sweep=False)     # torch (or auto): extraction runs on torch.
-    memory_mb: float|None = opt(None, cli=False, sweep=False)   # Cap of the loader's batch buffers, in MB (None: none).
+    backend: str = opt('torch', cli=False, sweep=False)             # torch (or auto): extraction runs on torch.
+    memory_mb: float|None = opt(None, cli=False, sweep=False)       # Cap of the loader's batch buffers, in MB.
     channels_last: bool|None = opt(None, cli=False, sweep=False)    # Channels-last layout (default: on with CUDA).
-    compile: bool = opt(False, cli=False, sweep=False)      # torch.compile the model.
-    prefetch: int = opt(2, cli=False, sweep=False)          # Batches each loader worker reads ahead.
-    profile: bool = opt(False, cli=False, sweep=False)      # Synchronise CUDA at each stage: exact stage seconds.
+    compile: bool = opt(False, cli=False, sweep=False)              # torch.compile the model.
+    prefetch: int = opt(2, cli=False, sweep=False)                  # Batches each loader worker reads ahead.
+    profile: bool = opt(False, cli=False, sweep=False)              # Synchronise CUDA at each stage: exact seconds.
 
     def __post_init__(self):
         if not (isinstance(self.batch_size, int) and self.batch_size >= 1):

@@ -17,7 +17,7 @@ from ..sweeps.plan import register_unit_kind
 from ..sweeps.units import map_on_engine
 
 # %% auto #0
-__all__ = ['plism_dirs', 'plism_unit_rows', 'run_plism_unit']
+__all__ = ['plism_dirs', 'run_plism_unit']
 
 # %% ../../nbs/37_plism.sweep.ipynb #8e748949
 def _key(*parts) -> str: return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:10]
