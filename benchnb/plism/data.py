@@ -17,8 +17,8 @@ if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a
 
 # %% auto #0
 __all__ = ['log', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'CATEGORIES', 'PAIR_FIELDS', 'PlismDataError',
-           'slide_id', 'official_slide_ids', 'PlismPair', 'pair_of', 'slide_pair', 'pair_category', 'slide_pairs',
-           'pair_rows', 'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles', 'tile_subset', 'n_tiles_label',
+           'slide_id', 'official_slide_ids', 'PlismPair', 'pair_of', 'pair_category', 'slide_pairs', 'pair_rows',
+           'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles', 'tile_subset', 'n_tiles_label',
            'features_path', 'find_feature_files', 'read_features', 'load_slide_features', 'write_features',
            'parse_shard', 'shard_block', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
            'SynthOptions', 'make_synthetic_slides', 'ihc_slides']
@@ -81,7 +81,7 @@ def pair_of(row: Mapping) -> PlismPair:
     p = {k: row[k] for k in PAIR_FIELDS}
     return PlismPair(**p, category=_category(p))
 
-def slide_pair(a: str, b: str) -> PlismPair:
+def _slide_pair(a: str, b: str) -> PlismPair:
     "The pair of slides `a` and `b` (ids, checked)."
     (st_a, sc_a), (st_b, sc_b) = parse_slide_id(a), parse_slide_id(b)
     if (st_a, sc_a) == (st_b, sc_b):
@@ -90,7 +90,7 @@ def slide_pair(a: str, b: str) -> PlismPair:
 
 def pair_category(a: str, b: str) -> str:
     "The robustness category of the slide pair (a, b)."
-    return slide_pair(a, b)['category']
+    return _slide_pair(a, b)['category']
 
 # %% ../../nbs/30_plism.data.ipynb #054d12b5
 def slide_pairs(slide_ids: Iterable[str]) -> list[tuple[str, str]]:
@@ -104,7 +104,7 @@ def slide_pairs(slide_ids: Iterable[str]) -> list[tuple[str, str]]:
 # %% ../../nbs/30_plism.data.ipynb #dea82a32
 def pair_rows(slide_ids: Iterable[str]) -> list[PlismPair]:
     "One `PlismPair` per pair of `slide_ids`, in `slide_pairs` order."
-    return [slide_pair(a, b) for a, b in slide_pairs(slide_ids)]
+    return [_slide_pair(a, b) for a, b in slide_pairs(slide_ids)]
 
 def pairs_table(slide_ids: Iterable[str]) -> pd.DataFrame:
     "`pair_rows` as a pandas table."

@@ -12,7 +12,8 @@ from typing import Any, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from ..core import ConfigError, DataError, RunError, device_name
+from ..core import ConfigError, DataError, RunError
+from ..options import parse_device
 from ..runs import interruptible_map
 
 # %% auto #0
@@ -214,8 +215,8 @@ class TorchBackend(Backend):
 BACKENDS = ('auto', 'numpy', 'torch', 'cupy')
 
 def make_backend(backend: str='auto', device: str='cpu', precision: str='fp32', memory_mb: float=256) -> Backend:
-    "A kernel backend by name on `device` ('cpu', 'cuda', 'cuda:N'; 'gpu' means 'cuda')."
-    device = device_name(device)
+    "A kernel backend by name on `device` (as `benchnb.options.parse_device` reads it); 'auto' resolved here only."
+    device = parse_device(device)
     if backend not in BACKENDS:
         raise ConfigError(f"unknown backend (known: {', '.join(BACKENDS)})", field='backend', value=backend)
     if backend == 'auto': backend = 'numpy' if device == 'cpu' else 'torch'
