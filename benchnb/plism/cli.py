@@ -19,7 +19,7 @@ from .options import EvaluateOptions, ExtractOptions
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['cli', 'DeviceOpt', 'check_device', 'example', 'evaluate_cmd', 'leaderboard_cmd']
+__all__ = ['cli', 'check_device', 'example', 'evaluate_cmd', 'leaderboard_cmd']
 
 # %% ../../nbs/39_plism.cli.ipynb #1d85b80b
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -37,7 +37,6 @@ def _top_k(ctx: typer.Context, top_k: Sequence) -> list[int]:
 
 # %% ../../nbs/39_plism.cli.ipynb #fa4d3c1f
 _EXTRA = {'allow_extra_args': True, 'ignore_unknown_options': True}
-DeviceOpt = typer.Option('cpu', help="cpu, cuda, cuda:N or gpu (= cuda); -1 means cpu and N cuda:N, as upstream.")
 
 def _input(name: str, info, annotation=str) -> inspect.Parameter:
     "A command parameter that is no option of the operation (its inputs: extractor, folders)."
