@@ -31,7 +31,7 @@ units:
     dataset: demo                      # synthetic slides; or a folder of h5 slides
     model: vit_tiny_random             # a registered extractor
     task: extract_evaluate             # extraction per slide, evaluation in blocks of pairs
-    options: {pretrained: false, batch_size: 16, blocks: 2, demo_grid: [4, 3], demo_tile_size: 64}
+    options: {pretrained: false, batch_size: 16, blocks: 2, demo_grid: [4, 3], demo_tile_size: 64, n_tiles: all}
   - family: translator                 # TRAPI targets on a benchmark
     dataset: [treats, DrugCentral_subset]    # benchmarks of the Translator config
     model: [reference, reference-shuffled]   # the local demo targets (or targets.json names / options.url)
