@@ -119,8 +119,8 @@ def _extract_rate(name: str, h5: Path, out: Path, a, **kw) -> tuple[float, dict]
     from benchnb.plism.extract import extract
     ARRIVALS.clear()
     t0 = time.perf_counter()
-    s = extract(name, h5, out, a.device, a.batch_size, a.workers, overwrite=True, pretrained=False,
-                precision=a.precision, compile=a.compile, profile=a.profile, **kw)
+    s = extract(name, h5, out, device=a.device, batch_size=a.batch_size, workers=a.workers, overwrite=True,
+                pretrained=False, precision=a.precision, compile=a.compile, profile=a.profile, **kw)
     return int(s.tiles.sum()) / (time.perf_counter() - t0), s.attrs['seconds']
 
 

@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import numpy as np
-from fastcore.basics import patch
 from tqdm import tqdm
 
 # %% auto #0
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'BenchnbError',
-           'ConfigError', 'DataError', 'RegistryError', 'RunError', 'resumable', 'RegistryEntry', 'Registry',
-           'get_logger', 'WarnOnce', 'configure_logging', 'progress_mode', 'plural', 'StageLines', 'progress',
-           'close_progress', 'import_plugin', 'load_plugins', 'device_name', 'resource_path', 'seed_everything',
-           'limited_threads', 'package_versions', 'gpu_available']
+           'ConfigError', 'DataError', 'RegistryError', 'RunError', 'example', 'resumable', 'RegistryEntry',
+           'did_you_mean', 'Registry', 'get_logger', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
+           'progress', 'close_progress', 'import_plugin', 'load_plugins', 'device_name', 'resource_path',
+           'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -53,6 +52,11 @@ EXIT_CODES = {EXIT_OK: 'done: everything asked for was produced',
               EXIT_FAILURES: 'finished with failures: some units failed (recorded; rerun)',
               EXIT_INTERRUPTED: 'interrupted (Ctrl-C); a command that resumes keeps its finished work'}
 
+# %% ../nbs/00_core.ipynb #29bba0c0
+def example(*lines: str) -> str:
+    "A help epilog with example command lines, kept as written (click's \\b)."
+    return "\b\nExample:\n" + "\n".join(f"  {l}" for l in lines)
+
 # %% ../nbs/00_core.ipynb #53662e9b
 def resumable(command: Callable) -> Callable:
     "Mark a CLI command whose finished work is kept, so that rerunning it resumes (what Ctrl-C on it then says)."
@@ -68,6 +72,12 @@ class RegistryEntry:
     tags: frozenset = frozenset()
     meta: dict = field(default_factory=dict)
 
+# %% ../nbs/00_core.ipynb #fe1c9a8a
+def did_you_mean(name: Any, known: Iterable[str], template: str="; did you mean {!r}?") -> str:
+    "The hint naming the known name closest to `name` ('' when none is close), for an error message."
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return template.format(close[0]) if close else ''
+
 # %% ../nbs/00_core.ipynb #4c22f957
 class Registry:
     "Name → object lookup shared by metrics, tasks, extractors, targets, reports and families."
@@ -77,36 +87,27 @@ class Registry:
     def __iter__(self): return iter(self._entries)
     def __len__(self): return len(self._entries)
 
-# %% ../nbs/00_core.ipynb #ab70f98c
-@patch
-def register(self: Registry, name: str, obj: Any=None, *, tags: Iterable[str]=(), replace: bool=False, **meta):
-    "Register `obj` under `name`; without `obj`, return a decorator."
-    if obj is None: return lambda o: self.register(name, o, tags=tags, replace=replace, **meta) or o
-    if name in self._entries and not replace:
-        raise RegistryError(f"{self.kind} {name!r} is already registered (pass replace=True to override)",
+    def register(self, name: str, obj: Any=None, *, tags: Iterable[str]=(), replace: bool=False, **meta):
+        "Register `obj` under `name`; without `obj`, return a decorator."
+        if obj is None: return lambda o: self.register(name, o, tags=tags, replace=replace, **meta) or o
+        if name in self._entries and not replace:
+            raise RegistryError(f"{self.kind} {name!r} is already registered (pass replace=True to override)",
+                                field=self.kind, value=name)
+        self._entries[name] = RegistryEntry(name, obj, frozenset(tags), meta)
+        return obj
+
+    def entry(self, name: str) -> RegistryEntry:
+        "The entry for `name`, or a `RegistryError` listing the known names and the closest match."
+        if name in self._entries: return self._entries[name]
+        known = ', '.join(sorted(self._entries)) or 'none'
+        raise RegistryError(f"unknown {self.kind} {name!r} (known: {known}){did_you_mean(name, self._entries)}",
                             field=self.kind, value=name)
-    self._entries[name] = RegistryEntry(name, obj, frozenset(tags), meta)
-    return obj
 
-# %% ../nbs/00_core.ipynb #c4ed7d84
-@patch
-def entry(self: Registry, name: str) -> RegistryEntry:
-    "The entry for `name`, or a `RegistryError` listing the known names and the closest match."
-    if name in self._entries: return self._entries[name]
-    close = difflib.get_close_matches(str(name), list(self._entries), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    known = ', '.join(sorted(self._entries)) or 'none'
-    raise RegistryError(f"unknown {self.kind} {name!r} (known: {known}){hint}", field=self.kind, value=name)
+    def __getitem__(self, name: str): return self.entry(name).obj
 
-# %% ../nbs/00_core.ipynb #836255f1
-@patch
-def __getitem__(self: Registry, name: str): return self.entry(name).obj
-
-# %% ../nbs/00_core.ipynb #58d043ee
-@patch
-def names(self: Registry, tag: str|None=None) -> list[str]:
-    "Registered names in registration order, optionally only those tagged `tag`."
-    return [n for n,e in self._entries.items() if tag is None or tag in e.tags]
+    def names(self, tag: str|None=None) -> list[str]:
+        "Registered names in registration order, optionally only those tagged `tag`."
+        return [n for n,e in self._entries.items() if tag is None or tag in e.tags]
 
 # %% ../nbs/00_core.ipynb #dd0e44ca
 logging.getLogger('benchnb').addHandler(logging.NullHandler())
@@ -184,24 +185,36 @@ class StageLines(tqdm):
                     self.say(f"{self.count}/{total} {plural(self.unit, self.total)} in {self.clock() - self.t0:.1f} s")
         super().close()
 
-# %% ../nbs/00_core.ipynb #eb43931c
-@patch
-def say(self: StageLines, what: str): print(f"benchnb: {self.stage}: {what}", file=sys.stderr, flush=True)
+    def say(self, what: str): print(f"benchnb: {self.stage}: {what}", file=sys.stderr, flush=True)
 
-# %% ../nbs/00_core.ipynb #3d5cf10a
-@patch
-def update(self: StageLines, n: int=1):
-    self.count += n
-    self.tick()
-
-# %% ../nbs/00_core.ipynb #545f2e25
-@patch
-def __iter__(self: StageLines):
-    for x in self.iterable:
-        yield x
-        self.count += 1
+    def update(self, n: int=1):
+        self.count += n
         self.tick()
-    self.close()
+
+    def __iter__(self):
+        for x in self.iterable:
+            yield x
+            self.count += 1
+            self.tick()
+        self.close()
+
+    def status(self, now: float) -> str:
+        "`done/total unit`, the rate, the time left (ETA) and what is being done (the bar's postfix), at time `now`."
+        total, el = self.total if self.total is not None else '?', max(now - self.t0, 1e-9)
+        rate = self.count / el
+        eta = f", ETA {_duration((self.total - self.count) / rate)}" if self.total and rate > 0 else ''
+        now_doing = f" ({self.postfix})" if getattr(self, 'postfix', None) else ''
+        unit = plural(self.unit, self.total if self.total is not None else self.count)
+        return (f"{self.count}/{total} {unit}{now_doing}, {rate:.3g} {plural(self.unit, 2)}/s{eta}, "
+                f"{_duration(el)} so far")
+
+    def tick(self) -> None:
+        "Write the status line if `every` seconds have passed since the last line (and the stage has not ended)."
+        with self._lock:
+            now = self.clock()
+            if self.ended or now - self.last < self.every: return
+            self.last = now
+            self.say(self.status(now))
 
 # %% ../nbs/00_core.ipynb #6d74378a
 def _duration(s: float) -> str:
@@ -211,25 +224,6 @@ def _duration(s: float) -> str:
     return f"{s // 60} min {s % 60:02d} s" if s < 3600 else f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 # %% ../nbs/00_core.ipynb #ebbd30a0
-@patch
-def status(self: StageLines, now: float) -> str:
-    "`done/total unit`, the rate, the time left (ETA) and what is being done (the bar's postfix), at time `now`."
-    total, el = self.total if self.total is not None else '?', max(now - self.t0, 1e-9)
-    rate = self.count / el
-    eta = f", ETA {_duration((self.total - self.count) / rate)}" if self.total and rate > 0 else ''
-    now_doing = f" ({self.postfix})" if getattr(self, 'postfix', None) else ''
-    unit = plural(self.unit, self.total if self.total is not None else self.count)
-    return f"{self.count}/{total} {unit}{now_doing}, {rate:.3g} {plural(self.unit, 2)}/s{eta}, {_duration(el)} so far"
-
-@patch
-def tick(self: StageLines) -> None:
-    "Write the status line if `every` seconds have passed since the last line (and the stage has not ended)."
-    with self._lock:
-        now = self.clock()
-        if self.ended or now - self.last < self.every: return
-        self.last = now
-        self.say(self.status(now))
-
 def _beat(stage: weakref.ref) -> None:
     "The heartbeat: tick the stage once a second until it ends or is gone (no strong reference kept)."
     while (s := stage()) is not None and not s.ended and threading.main_thread().is_alive():
@@ -273,9 +267,9 @@ def load_plugins(package: str='benchnb', group: str='benchnb.plugins', only: str
 
 # %% ../nbs/00_core.ipynb #104615ec
 def device_name(device: str|int|None) -> str:
-    "torch's name for a device: 'gpu' → 'cuda', 'gpu:1' → 'cuda:1', -1 or None → 'cpu' (as upstream tools say)."
-    d = 'cpu' if device is None or str(device) == '-1' else str(device).strip().lower()
-    return 'cuda' + d[3:] if d.startswith('gpu') else d
+    "`benchnb.options.parse_device` (the one device parser), letting 'auto' and 'torch-cpu' through to the caller."
+    from benchnb.options import parse_device                    # options imports core: looked up when called
+    return parse_device(device, also=('auto', 'torch-cpu'))
 
 # %% ../nbs/00_core.ipynb #8d26c0c7
 _PKG_DIR = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent/'benchnb'

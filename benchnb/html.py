@@ -13,8 +13,7 @@ import pandas as pd
 from .runs import safe_name as _safe_name
 
 # %% auto #0
-__all__ = ['TABLE_CSS', 'esc', 'code', 'safe_name', 'slug', 'styled', 'Table', 'table', 'luminance', 'contrast_ratio',
-           'text_colour', 'cell_colours', 'heat_table', 'figure']
+__all__ = ['esc', 'code', 'safe_name', 'slug', 'Table', 'table', 'cell_colours', 'heat_table', 'figure']
 
 # %% ../nbs/01a_html.ipynb #19116b47
 _MARKDOWN_SYNTAX = str.maketrans({c: f"&#{ord(c)};" for c in '`[]\\|\n\r'})
@@ -51,12 +50,12 @@ def styled(df: pd.DataFrame|pd.Series, precision: int=3, na_rep: str='–', **fm
     return s.format_index(escape='html', axis=0).format_index(escape='html', axis=1)
 
 # %% ../nbs/01a_html.ipynb #a444b430
-TABLE_CSS = 'overflow-x:auto;max-width:100%'
+_TABLE_CSS = 'overflow-x:auto;max-width:100%'
 
 class Table:
     "An escaped HTML table that scrolls inside the page width (what `table` returns)."
     def __init__(self, html_: str, text: str): self.html,self.text = html_,text
-    def _repr_html_(self) -> str: return f'<div class="benchnb-table" style="{TABLE_CSS}">{self.html}</div>'
+    def _repr_html_(self) -> str: return f'<div class="benchnb-table" style="{_TABLE_CSS}">{self.html}</div>'
     def __repr__(self) -> str: return self.text
 
 def table(df: pd.DataFrame|pd.Series, precision: int=3, style: Callable|None=None, **fmt) -> Table:

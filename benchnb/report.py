@@ -4,21 +4,19 @@
 
 # %% ../nbs/01_report.ipynb #d68dcbb2
 from __future__ import annotations
-import ast, difflib, html, json, os, re, tempfile, time
+import ast, html, json, os, re, tempfile, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from .core import BenchnbError, ConfigError, RunError, get_logger, load_plugins
+from .core import BenchnbError, ConfigError, RunError, did_you_mean, get_logger, load_plugins
 from .family import Report, reports
 from .runs import ctrl_c_deferred, current_umask, lock_file, stale, write_text
 from fastcore.xtras import modified_env
 
 # %% auto #0
-__all__ = ['log', 'PATH_PARAMETER', 'PATH_HELP', 'parse_parameters', 'report_parameters', 'check_parameters',
-           'check_parameter_types', 'path_parameters', 'resolve_user_paths', 'report_kernel', 'clean_stderr',
-           'tidy_report', 'notebook_to_html', 'ReportError', 'ReportOutput', 'run_report', 'small_sample_note',
-           'write_index', 'run_demo']
+__all__ = ['log', 'parse_parameters', 'report_parameters', 'path_parameters', 'resolve_user_paths', 'ReportError', 'ReportOutput',
+           'run_report', 'small_sample_note', 'run_demo']
 
 # %% ../nbs/01_report.ipynb #38189006
 log = get_logger('report')
@@ -53,8 +51,7 @@ def check_parameters(name: str, parameters: dict) -> None:
     known = report_parameters(name)
     for key in parameters:
         if key in known: continue
-        close = difflib.get_close_matches(key, known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ''
+        hint = did_you_mean(key, known, " (did you mean {!r}?)")
         valid = ', '.join(k for k in known if k != 'output_dir')
         raise ConfigError(f"report {name!r} has no parameter {key!r}{hint}; its parameters: {valid}",
                           field='-p', value=key)
@@ -84,12 +81,12 @@ def check_parameter_types(name: str, parameters: dict) -> None:
                           f"got {type(value).__name__}", field='-p', value=f"{key}={value!r}")
 
 # %% ../nbs/01_report.ipynb #fd0bec01
-PATH_PARAMETER = re.compile(r'^(h5ad|results|config)$|_(dir|path|file)$')    # the report parameters that are paths
-PATH_HELP = re.compile(r'^((the|a|an) )?(path|file|folder|dir|directory|root)\b', re.I)   # ... or say so first
+_PATH_PARAMETER = re.compile(r'^(h5ad|results|config)$|_(dir|path|file)$')    # the report parameters that are paths
+_PATH_HELP = re.compile(r'^((the|a|an) )?(path|file|folder|dir|directory|root)\b', re.I)   # ... or say so first
 
 def path_parameters(name: str) -> set[str]:
     "The parameters of report `name` that are paths (by their name, or by the comment declaring them)."
-    return {k for k, v in report_parameters(name).items() if PATH_PARAMETER.search(k) or PATH_HELP.match(v['help'])}
+    return {k for k, v in report_parameters(name).items() if _PATH_PARAMETER.search(k) or _PATH_HELP.match(v['help'])}
 
 def _user_path(v: Any, cwd: Path) -> Any:
     if not isinstance(v, str) or not v.strip() or '://' in v: return v
@@ -98,7 +95,7 @@ def _user_path(v: Any, cwd: Path) -> Any:
 def resolve_user_paths(parameters: dict, cwd: str|os.PathLike|None=None, paths: Iterable[str]=()) -> dict:
     "`parameters` with the relative values of path parameters (`paths`, or by name) made absolute from `cwd`."
     cwd, paths = Path(cwd or os.getcwd()).absolute(), set(paths)
-    return {k: _user_path(v, cwd) if k in paths or PATH_PARAMETER.search(k) else v for k, v in parameters.items()}
+    return {k: _user_path(v, cwd) if k in paths or _PATH_PARAMETER.search(k) else v for k, v in parameters.items()}
 
 # %% ../nbs/01_report.ipynb #0de85d0e
 def report_kernel() -> str:

@@ -14,8 +14,7 @@ from .core import DataError
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['MetricResult', 'results_table', 'summarize', 'bootstrap_ci', 'format_3dp', 'format_mean_std_median_iqr',
-           'aggregate_results']
+__all__ = ['MetricResult', 'results_table', 'summarize', 'bootstrap_ci', 'format_mean_std_median_iqr', 'aggregate_results']
 
 # %% ../nbs/00a_results.ipynb #1915ad44
 @dataclass(frozen=True)
@@ -72,14 +71,14 @@ def bootstrap_ci(values: Sequence[float], stat: Callable=np.mean, n_boot: int=10
     return float(lo), float(hi)
 
 # %% ../nbs/00a_results.ipynb #6b5a6f9d
-def format_3dp(value: float) -> str:
+def _format_3dp(value: float) -> str:
     "Upstream PLISM number format: numpy round(3), str, right-pad with '0' to 5 characters."
     return str(float(np.round(float(value), 3))).ljust(5, '0')
 
 def format_mean_std_median_iqr(values: Sequence[float]) -> str:
     "`mean (std) ; median (iqr)` with population std (ddof 0) and linear-quantile IQR, PLISM style."
     s = summarize(values, ddof=0)
-    return f"{format_3dp(s['mean'])} ({format_3dp(s['std'])}) ; {format_3dp(s['median'])} ({format_3dp(s['iqr'])})"
+    return f"{_format_3dp(s['mean'])} ({_format_3dp(s['std'])}) ; {_format_3dp(s['median'])} ({_format_3dp(s['iqr'])})"
 
 # %% ../nbs/00a_results.ipynb #8c056e1e
 def aggregate_results(results: Iterable[MetricResult]|pd.DataFrame, by: Sequence[str]=(), ddof: int=1) -> pd.DataFrame:

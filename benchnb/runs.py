@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
-from fastcore.basics import patch
 
 from .core import ConfigError, RunError, package_versions
 
 # %% auto #0
 __all__ = ['SEED_MAX', 'MAX_JSON_DEPTH', 'os_error_names', 'os_error_line', 'current_umask', 'atomic_write', 'write_text',
            'write_bytes', 'json_text', 'write_json', 'write_npy', 'atomic_files', 'git_revision', 'now_iso',
-           'ResourceMeter', 'previous_manifest', 'RunDir', 'new_run_id', 'Ledger', 'pending_files', 'interruptible_map',
-           'ctrl_c_deferred', 'Terminated', 'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive',
-           'check_seed', 'safe_name', 'real_folder', 'lock_file', 'stale', 'json_depth']
+           'ResourceMeter', 'RunDir', 'new_run_id', 'Ledger', 'interruptible_map', 'ctrl_c_deferred', 'Terminated',
+           'sigterm_as_interrupt', 'sigterm_seen', 'client_identity', 'client_alive', 'check_seed', 'safe_name',
+           'real_folder', 'lock_file', 'stale', 'json_depth']
 
 # %% ../nbs/00b_runs.ipynb #ba82a37b
 @contextlib.contextmanager
@@ -158,9 +157,9 @@ def git_revision(path: str|os.PathLike|None=None) -> str|None:
     return rev + ('+dirty' if any(not l.startswith('#') for l in lines) else '')
 
 # %% ../nbs/00b_runs.ipynb #a79ab15e
-def now_iso() -> str:
-    "Local time, ISO 8601 with offset, to the second."
-    return dt.datetime.now().astimezone().isoformat(timespec='seconds')
+def now_iso(timespec: str='seconds') -> str:
+    "The time now in UTC, ISO 8601 with its offset, to `timespec` ('seconds', 'milliseconds', 'microseconds')."
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec=timespec)
 
 # %% ../nbs/00b_runs.ipynb #833031f0
 def _peak_rss_reset() -> bool:
@@ -244,21 +243,17 @@ class RunDir:
     def save(self): write_json(self.manifest_path, self.manifest)
     def __enter__(self): return self
 
-# %% ../nbs/00b_runs.ipynb #36480a7e
-@patch
-def __exit__(self: RunDir, typ, err, tb):
-    if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
-    elif typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
-    elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside the block ('partial', ...)
-    return False
+    def __exit__(self, typ, err, tb):
+        if typ is not None and issubclass(typ, KeyboardInterrupt): self.finish('interrupted')
+        elif typ is not None: self.finish('failed', error=f"{typ.__name__}: {err}")
+        elif self.manifest['status'] == 'running': self.finish('ok')   # keep a status set inside ('partial', ...)
+        return False
 
-# %% ../nbs/00b_runs.ipynb #26cfcdd2
-@patch
-def finish(self: RunDir, status: str='ok', **info):
-    "Record the end time, `status`, what the run cost so far (`resources`) and any extra `info` in the manifest."
-    self.manifest.update(finished=now_iso(), status=status, resources=self.meter.read(),
-                         **{k:v for k,v in info.items() if v is not None})
-    self.save()
+    def finish(self, status: str='ok', **info):
+        "Record the end time, `status`, what the run cost so far (`resources`) and any extra `info` in the manifest."
+        self.manifest.update(finished=now_iso(), status=status, resources=self.meter.read(),
+                             **{k:v for k,v in info.items() if v is not None})
+        self.save()
 
 # %% ../nbs/00b_runs.ipynb #9221530f
 def new_run_id(root: str|os.PathLike, when: dt.datetime|None=None) -> str:
@@ -278,6 +273,50 @@ class Ledger:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
+    def record(self, unit: str, status: str, **info) -> dict:
+        "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
+        if status not in ('ok', 'failed'):
+            raise RunError("ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
+        rec = {'unit': unit, 'status': status, 'time': now_iso(), **info}
+        line = json.dumps(rec, default=_json_default) + '\n'
+        with self._lock: _append_line(self.path, line)
+        return rec
+
+    def latest(self) -> dict[str, dict]:
+        "unit → its latest record (lines cut short by a crash are skipped)."
+        out = {}
+        if not self.path.exists(): return out
+        for i, line in enumerate(self.path.read_text(encoding='utf-8').splitlines()):
+            try: rec = json.loads(line)
+            except json.JSONDecodeError: continue
+            if not isinstance(rec, dict) or 'unit' not in rec: continue
+            if not isinstance(rec['unit'], str) or rec.get('status') not in ('ok', 'failed'):
+                bad = rec.get('status') if isinstance(rec['unit'], str) else rec['unit']
+                raise RunError("a ledger record is a unit name with status 'ok' or 'failed'", file=self.path,
+                               field=f"line {i + 1}", value=bad)
+            out[rec['unit']] = rec
+        return out
+
+    def done(self) -> set[str]:
+        "Units whose latest record is ok."
+        return {u for u,r in self.latest().items() if r['status'] == 'ok'}
+
+    def failed(self) -> set[str]:
+        "Units whose latest record is failed."
+        return {u for u,r in self.latest().items() if r['status'] == 'failed'}
+
+    def pending(self, units: Iterable[str], retry_failed: bool=True) -> list[str]:
+        "`units` still to do, in order: not yet ok (and, unless `retry_failed`, never attempted)."
+        latest = self.latest()
+        keep = lambda u: u not in latest or (latest[u]['status'] == 'failed' and retry_failed)
+        return [u for u in units if keep(u)]
+
+    def counts(self) -> dict[str, int]:
+        "Number of units per latest status."
+        c = {'ok': 0, 'failed': 0}
+        for r in self.latest().values(): c[r['status']] += 1
+        return c
+
 # %% ../nbs/00b_runs.ipynb #60141fb0
 def _append_line(path: Path, line: str):
     with open(path, 'a+b') as f:
@@ -287,67 +326,6 @@ def _append_line(path: Path, line: str):
         f.write(line.encode('utf-8'))
         f.flush()
         os.fsync(f.fileno())
-
-# %% ../nbs/00b_runs.ipynb #40623a01
-@patch
-def record(self: Ledger, unit: str, status: str, **info) -> dict:
-    "Append one outcome for `unit` (`status` is 'ok' or 'failed')."
-    if status not in ('ok', 'failed'):
-        raise RunError("ledger status must be 'ok' or 'failed'", file=self.path, field='status', value=status)
-    rec = {'unit': unit, 'status': status, 'time': now_iso(), **info}
-    line = json.dumps(rec, default=_json_default) + '\n'
-    with self._lock: _append_line(self.path, line)
-    return rec
-
-# %% ../nbs/00b_runs.ipynb #b40badbd
-@patch
-def latest(self: Ledger) -> dict[str, dict]:
-    "unit → its latest record (lines cut short by a crash are skipped)."
-    out = {}
-    if not self.path.exists(): return out
-    for i, line in enumerate(self.path.read_text(encoding='utf-8').splitlines()):
-        try: rec = json.loads(line)
-        except json.JSONDecodeError: continue
-        if not isinstance(rec, dict) or 'unit' not in rec: continue
-        if not isinstance(rec['unit'], str) or rec.get('status') not in ('ok', 'failed'):
-            bad = rec.get('status') if isinstance(rec['unit'], str) else rec['unit']
-            raise RunError("a ledger record is a unit name with status 'ok' or 'failed'", file=self.path,
-                           field=f"line {i + 1}", value=bad)
-        out[rec['unit']] = rec
-    return out
-
-# %% ../nbs/00b_runs.ipynb #d2646b4d
-@patch
-def done(self: Ledger) -> set[str]:
-    "Units whose latest record is ok."
-    return {u for u,r in self.latest().items() if r['status'] == 'ok'}
-
-# %% ../nbs/00b_runs.ipynb #0aedc7de
-@patch
-def failed(self: Ledger) -> set[str]:
-    "Units whose latest record is failed."
-    return {u for u,r in self.latest().items() if r['status'] == 'failed'}
-
-# %% ../nbs/00b_runs.ipynb #7b4b44da
-@patch
-def pending(self: Ledger, units: Iterable[str], retry_failed: bool=True) -> list[str]:
-    "`units` still to do, in order: not yet ok (and, unless `retry_failed`, never attempted)."
-    latest = self.latest()
-    keep = lambda u: u not in latest or (latest[u]['status'] == 'failed' and retry_failed)
-    return [u for u in units if keep(u)]
-
-# %% ../nbs/00b_runs.ipynb #1ddca64a
-@patch
-def counts(self: Ledger) -> dict[str, int]:
-    "Number of units per latest status."
-    c = {'ok': 0, 'failed': 0}
-    for r in self.latest().values(): c[r['status']] += 1
-    return c
-
-# %% ../nbs/00b_runs.ipynb #f2066dfd
-def pending_files(units: Iterable, output_of: Callable[[Any], os.PathLike], overwrite: bool=False) -> list:
-    "Units whose output file (from `output_of(unit)`) does not exist yet (all of them if `overwrite`)."
-    return [u for u in units if overwrite or not Path(output_of(u)).exists()]
 
 # %% ../nbs/00b_runs.ipynb #fb9a3d89
 def _drain(fn: Callable[[Any], Any], todo: queue.SimpleQueue, done: queue.SimpleQueue, stop: threading.Event):

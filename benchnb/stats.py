@@ -14,10 +14,9 @@ import pandas as pd
 from .core import DataError
 
 # %% auto #0
-__all__ = ['LOWER_IS_BETTER', 'VERDICTS', 'JUDGED', 'Q_ALPHA', 'min_p', 'min_units', 'bootstrap_weights', 'bootstrap_means',
-           'mean_ci', 'sign_flip_test', 'midranks', 'wilcoxon', 'holm', 'higher_is_better', 'sign_matrix', 'SignFlip',
-           't_two_sided', 'ClusterJackknife', 'holm_levels', 'could_reject', 'units_needed', 'verdict', 'judge',
-           'null_rate', 'chi2_sf', 'mean_ranks', 'friedman', 'critical_difference', 'cliques', 'cd_diagram']
+__all__ = ['VERDICTS', 'JUDGED', 'Q_ALPHA', 'min_p', 'min_units', 'bootstrap_means', 'mean_ci', 'sign_flip_test', 'midranks',
+           'wilcoxon', 'higher_is_better', 'SignFlip', 'ClusterJackknife', 'units_needed', 'verdict', 'judge',
+           'chi2_sf', 'mean_ranks', 'friedman', 'critical_difference', 'cd_diagram']
 
 # %% ../nbs/00c_stats.ipynb #1c0e7a44
 def min_p(n: int) -> float:
@@ -153,12 +152,12 @@ def holm(p: Sequence[float]) -> np.ndarray:
     return out
 
 # %% ../nbs/00c_stats.ipynb #d98991c3
-LOWER_IS_BETTER = ('rate', 'error', 'loss', 'time', 'seconds', 'latency', 'distance', 'mse', 'rmse', 'mae')
+_LOWER_IS_BETTER = ('rate', 'error', 'loss', 'time', 'seconds', 'latency', 'distance', 'mse', 'rmse', 'mae')
 
 def higher_is_better(metric: str) -> bool:
     "Whether a larger value of `metric` is better, read from its name (failure_rate, error, loss, time: no)."
     words = str(metric).lower().replace('-', '_').split('_')
-    return not any(w in LOWER_IS_BETTER for w in words)
+    return not any(w in _LOWER_IS_BETTER for w in words)
 
 # %% ../nbs/00c_stats.ipynb #063dfc13
 def sign_matrix(n: int, n_resamples: int=4000, seed: int=0, exact_max: int=12) -> tuple[np.ndarray, bool]:
@@ -261,7 +260,7 @@ def holm_levels(p: Sequence[float], alpha: float=0.05) -> np.ndarray:
     return out
 
 # %% ../nbs/00c_stats.ipynb #319e9de1
-def could_reject(p: Sequence[float], i: int, best_p: float, alpha: float=0.05) -> bool:
+def _could_reject(p: Sequence[float], i: int, best_p: float, alpha: float=0.05) -> bool:
     "Whether comparison `i` would be rejected by Holm if its p-value were `best_p` (the others as they are)."
     q = np.array(p, dtype=float)
     q[i] = best_p
@@ -269,7 +268,7 @@ def could_reject(p: Sequence[float], i: int, best_p: float, alpha: float=0.05) -
 
 def units_needed(p: Sequence[float], i: int, alpha: float=0.05, n_max: int=64) -> int|None:
     "The fewest units at which comparison `i` could be significant (its best p 2/2^n), the others as they are."
-    return next((n for n in range(1, n_max + 1) if could_reject(p, i, min_p(n), alpha)), None)
+    return next((n for n in range(1, n_max + 1) if _could_reject(p, i, min_p(n), alpha)), None)
 
 # %% ../nbs/00c_stats.ipynb #7eb4b3c8
 VERDICTS = ('better', 'worse', 'equivalent', 'no significant difference', 'cannot tell')
@@ -290,7 +289,7 @@ def judge(tests: Sequence, alpha: float=0.05, higher_better: Sequence[bool]|None
     tested = np.where([t is not None and t.min_p <= alpha for t in tests], p, np.nan)   # others can never reject
     levels,rows = np.where(np.isnan(tested), alpha, holm_levels(tested, alpha)),[]
     for i,t in enumerate(tests):
-        ok = t is not None and could_reject(tested, i, t.min_p, alpha)
+        ok = t is not None and _could_reject(tested, i, t.min_p, alpha)
         lo,hi = t.bounds(levels[i]) if t is not None else (np.nan, np.nan)
         rows.append(dict(ci_low=lo, ci_high=hi, level=1 - levels[i],
                          verdict=verdict(lo, hi, hb[i], margin, ok), detectable=(hi - lo) / 2 if ok else np.nan,

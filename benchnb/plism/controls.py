@@ -15,7 +15,7 @@ from ..resultsdb.site import register_control
 from ..family import family_named, unit_kinds
 
 # %% auto #0
-__all__ = ['PLISM_CONTROLS', 'control_features', 'run_plism_control']
+__all__ = []
 
 # %% ../../nbs/33b_plism.controls.ipynb #bb931b1d
 PLISM_CONTROLS = {'control-random': 'negative', 'control-identical': 'positive'}

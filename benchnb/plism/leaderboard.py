@@ -16,31 +16,18 @@ from ..family import Leader, family_named
 from ..resultsdb.db import ResultsDB
 from ..resultsdb.importers import file_digest, import_unit_id, run_resources, run_times
 from ..resultsdb.leaderboard import best_row, done_metrics
+from .data import PAIR_FIELDS, pair_of
 
 # %% auto #0
-__all__ = ['PAIR_FIELDS', 'PARTS', 'pair_category', 'plism_rows', 'read_plism', 'plism_observations', 'plism_pairs',
-           'plism_results', 'plism_leaderboard', 'plot_plism_scatter', 'demo_plism']
-
-# %% ../../nbs/38_plism.leaderboard.ipynb #cc34b5c1
-PAIR_FIELDS = ('slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b')
-
-def pair_category(p: dict) -> str:
-    "The robustness category of a pair given its stainings and scanners."
-    if p['staining_a'] == p['staining_b']: return 'inter-scanner'
-    if p['scanner_a'] == p['scanner_b']: return 'inter-staining'
-    return 'inter-scanner, inter-staining'
+__all__ = ['plism_rows', 'read_plism', 'plism_observations', 'plism_results', 'plism_leaderboard', 'plot_plism_scatter']
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #7f7a4111
 def plism_rows(metrics: pd.DataFrame) -> list[dict]:
-    "Metric rows of a PLISM metrics table: one per pair and metric column, the pair in params."
+    "Metric rows of a PLISM metrics table: one per pair and metric column, the pair (`PlismPair`) in params."
     is_metric = lambda c: c == 'cosine_similarity' or (c.startswith('top_') and c.endswith('_accuracy'))
     cols = [c for c in metrics.columns if is_metric(c)]
-    rows = []
-    for r in metrics.to_dict('records'):
-        pair = {k: r[k] for k in PAIR_FIELDS}
-        pair['category'] = pair_category(pair)
-        rows += [dict(metric=c, value=r[c], params=pair) for c in cols]
-    return rows
+    pairs = [(r, pair_of(r)) for r in metrics.to_dict('records')]
+    return [dict(metric=c, value=r[c], params=p) for r, p in pairs for c in cols]
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #67d9fc26
 def read_plism(path: str|os.PathLike, dataset: str|None=None) -> list[tuple[dict, list[dict]]]:
@@ -90,7 +77,7 @@ def _is_pairs(rows: pd.DataFrame) -> bool: return any(isinstance(p, dict) and 's
 def _pairs_table(rows: pd.DataFrame) -> pd.DataFrame:
     "A metrics.csv-shaped table from per-pair rows."
     pairs = pd.DataFrame(list(rows.params)).assign(metric=rows.metric.values, value=rows.value.values)
-    idx = ['slide_a', 'slide_b', 'staining_a', 'scanner_a', 'staining_b', 'scanner_b']
+    idx = list(PAIR_FIELDS)
     return pairs.pivot_table(index=idx, columns='metric', values='value').reset_index().rename_axis(columns=None)
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #fbe10ed9

@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING: import pandas as pd   # annotations only: pandas loads where a unit needs it
 
-from ..core import device_name
-from .options import from_unit, kwargs, sweep_schema
+from ..options import from_mapping, sweep_schema
+from .data import SynthOptions
+from .options import EvaluateOptions, ExtractOptions
 from ..family import family_named
 from ..sweeps.units import map_on_engine
 
 # %% auto #0
-__all__ = ['plism_dirs', 'plism_unit_rows', 'run_plism_unit']
+__all__ = ['plism_dirs', 'run_plism_unit']
 
 # %% ../../nbs/37_plism.sweep.ipynb #8e748949
 def _key(*parts) -> str: return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:10]
@@ -32,18 +33,34 @@ def plism_dirs(unit: dict, work_dir: str) -> dict[str, Path]:
     feats = Path(unit['dataset']) if unit['task'] == 'evaluate' else base/'features'
     return {'slides': slides, 'features': feats, 'metrics': base/'metrics'}
 
+# %% ../../nbs/37_plism.sweep.ipynb #b95304cf
+_AS_OPTION = {ExtractOptions: {'precision': 'extract_precision'},      # the evaluation's `precision` is another one
+              SynthOptions: {'grid': 'demo_grid', 'tile_size': 'demo_tile_size'}}
+
+def _schema(cls, names: Sequence[str]|None=None) -> dict:
+    "`sweep_schema(cls)` (or its fields `names`), each under its sweep option name."
+    return {_AS_OPTION.get(cls, {}).get(k, k): v for k, v in sweep_schema(cls).items() if names is None or k in names}
+
+_UNIT_OPTIONS = {**_schema(EvaluateOptions), **_schema(ExtractOptions), 'blocks': ((int,), 2),
+                 **_schema(SynthOptions, ('stainings', 'scanners', 'grid', 'tile_size'))}
+
+def _unit_fields(cls, o: dict, **fixed):
+    "An instance of `cls` from a unit's options (by their sweep option names), with `fixed` fields."
+    names = {f: _AS_OPTION.get(cls, {}).get(f, f) for f in sweep_schema(cls) if f not in fixed}
+    return cls(**{f: o[k] for f, k in names.items() if k in o}, **fixed)
+
 # %% ../../nbs/37_plism.sweep.ipynb #c2146cc5
 def _extract_one(args: tuple) -> dict:
     from benchnb.plism.extract import extract
     model, slides, feats, i, n, o = args
-    return extract(model, slides, feats, device=device_name(o['device']), batch_size=o['batch_size'], shard=f"{i}/{n}",
-                   pretrained=o['pretrained'], precision=o.get('extract_precision', 'auto')).to_dict('records')[0]
+    opts = _unit_fields(ExtractOptions, o, device=o.get('device', 'cpu'), shard=f"{i}/{n}", workers=0)  # in-process
+    return extract(model, slides, feats, opts).to_dict('records')[0]
 
 # %% ../../nbs/37_plism.sweep.ipynb #aabf28b3
 def _evaluate_block(args: tuple) -> str:
     from benchnb.plism.evaluate import compute_metrics
     feats, metrics, model, i, n, o = args
-    return str(compute_metrics(feats, metrics, model, shard=f"{i}/{n}", **kwargs(from_unit(o))))
+    return str(compute_metrics(feats, metrics, model, _unit_fields(EvaluateOptions, o, shard=f"{i}/{n}")))
 
 # %% ../../nbs/37_plism.sweep.ipynb #8c032649
 def plism_unit_rows(metrics: 'pd.DataFrame', results: 'pd.DataFrame', top_k: Sequence[int]) -> list[dict]:
@@ -63,9 +80,7 @@ def plism_unit_rows(metrics: 'pd.DataFrame', results: 'pd.DataFrame', top_k: Seq
 # %% ../../nbs/37_plism.sweep.ipynb #9f98eceb
 def _plism_extract(unit: dict, d: dict, o: dict, res: dict|None):
     from benchnb.plism.data import find_h5_slides, make_synthetic_slides
-    if unit['dataset'] == 'demo':
-        make_synthetic_slides(d['slides'], o['stainings'], o['scanners'], grid=tuple(o['demo_grid']),
-                              tile_size=o['demo_tile_size'])
+    if unit['dataset'] == 'demo': make_synthetic_slides(d['slides'], _unit_fields(SynthOptions, o))
     if unit['task'] == 'extract_evaluate':
         n = len(find_h5_slides(d['slides']))
         map_on_engine(_extract_one, [(unit['model'], d['slides'], d['features'], i, n, o) for i in range(n)], res)
@@ -74,30 +89,27 @@ def _plism_extract(unit: dict, d: dict, o: dict, res: dict|None):
 def run_plism_unit(unit: dict, work_dir: str) -> list[dict]:
     "Extract (per slide, on the engine) and evaluate (in blocks of pairs, on the engine) one extractor."
     import pandas as pd
-    from benchnb.plism.evaluate import merge_metrics, parse_top_k
+    from benchnb.plism.evaluate import merge_metrics
     from benchnb.plism.leaderboard import plism_observations, plism_rows
     o, model, d = unit['options'], unit['model'], plism_dirs(unit, work_dir)
     res = unit.get('resources')
     _plism_extract(unit, d, o, res)
     blocks = max(1, int(o['blocks'] or 1))
     map_on_engine(_evaluate_block, [(d['features'], d['metrics'], model, i, blocks, o) for i in range(blocks)], res)
-    ev = kwargs(from_unit(o))
-    out = merge_metrics(d['features'], d['metrics'], model, ev['top_k'], ev['n_tiles'], ev['precision'])
-    top_k, metrics = parse_top_k(o['top_k']), pd.read_csv(out/'metrics.csv')
+    ev = _unit_fields(EvaluateOptions, o)
+    out = merge_metrics(d['features'], d['metrics'], model, ev.top_k, ev.n_tiles, ev.precision)
+    metrics = pd.read_csv(out/'metrics.csv')
     per_pair = plism_observations(None, plism_rows(metrics))            # for `results compare`
-    return plism_unit_rows(metrics, pd.read_csv(out/'results.csv', index_col=0), top_k) + per_pair
+    return plism_unit_rows(metrics, pd.read_csv(out/'results.csv', index_col=0), ev.top_k) + per_pair
 
 # %% ../../nbs/37_plism.sweep.ipynb #bcfadb52
 family_named('plism').unit_kind(
     'plism', run_plism_unit,
     example={'dataset': 'demo', 'model': 'vit_micro_random', 'task': 'extract_evaluate',
              'options': {'pretrained': False, 'batch_size': 16, 'blocks': 2, 'demo_grid': [3, 3],
-                         'demo_tile_size': 32, 'top_k': [1, 3], 'stainings': ['GMH', 'KR'],
-                         'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
-    options={**sweep_schema(), 'extract_precision': (str, 'auto'), 'batch_size': (int, 32),
-             'blocks': (int, 2), 'pretrained': (bool, True),
-             'stainings': (list, ['GMH', 'GIV', 'KR']), 'scanners': (list, ['S60', 'AT2']),
-             'demo_grid': (list, [6, 4]), 'demo_tile_size': (int, 224)},
+                         'demo_tile_size': 32, 'top_k': [1, 3], 'n_tiles': 'all',
+                         'stainings': ['GMH', 'KR'], 'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
+    options=_UNIT_OPTIONS,
     path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
     check=lambda u: [('task', "the demo slides need task extract_evaluate", u['task'])]
                     if u['dataset'] == 'demo' and u['task'] == 'evaluate' else [],

@@ -10,11 +10,13 @@ from typing import List, Optional
 
 import typer
 
-from ..core import ConfigError, DataError
+from ..core import ConfigError, DataError, did_you_mean
 from ..family import families, register_family
+from ..options import options_command
+from .options import CompareOptions, DiffOptions, SiteOptions
 
 # %% auto #0
-__all__ = ['cli', 'leaderboard_cmd', 'import_cmd', 'list_cmd', 'show_cmd', 'export_cmd', 'compare_cmd', 'diff_cmd', 'site_cmd']
+__all__ = ['cli', 'leaderboard_cmd', 'list_cmd']
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #3d19d32c
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -138,12 +140,11 @@ _HELP_DATASET = "Only this dataset (Translator: benchmark)."
 # %% ../../nbs/47_resultsdb.cli.ipynb #717a6065
 def _check_dataset(db, family: str, dataset: str) -> None:
     "`ConfigError` naming the family's datasets in `db` (and the closest) unless `dataset` is one of them."
-    import difflib
     have = [r[0] for r in db.con.execute("SELECT DISTINCT dataset FROM units WHERE family=? AND dataset IS NOT NULL "
                                          "ORDER BY dataset", [family]).fetchall()]
     if dataset in have: return
-    close = [d for d in have if Path(d).stem == dataset] or difflib.get_close_matches(dataset, have, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ''
+    stem = [d for d in have if Path(d).stem == dataset]          # `--dataset x` for the dataset x.h5ad
+    hint = f"; did you mean {stem[0]!r}?" if stem else did_you_mean(dataset, have)
     raise ConfigError(f"no {family} results for this dataset (datasets: {', '.join(have) or 'none'}){hint}",
                       field='--dataset', value=dataset)
 
@@ -191,25 +192,23 @@ def _stats_view(t):
     return v[keep + ['unit', 'n', 'test', 'base', 'new', 'delta', 'interval', 'p', 'p_holm', 'verdict', 'note']]
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #6ca79587
-_MetricOpt = typer.Option(None, '--metric', help="Only this metric.")                 # compare and diff
-_TableCsvOpt = typer.Option(None, '--csv', help="Also write the full table as CSV.")
+_DbDirArg = _param('db_dir', typer.Argument(..., help="Results directory or .duckdb file."), Path)
+_TableCsvOpt = _param('csv', typer.Option(None, '--csv', help="Also write the full table as CSV."), Optional[Path])
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
-_MarginOpt = typer.Option(None, '--margin', help="Also call a row 'equivalent' when its interval lies within ±MARGIN.")
+_COMPARE_EXTRA = (_DbDirArg,
+                  _param('family', typer.Option(..., '--family', '-f', help="The family whose models are compared."), str),
+                  _param('baseline', typer.Option(..., '--baseline', '-b',
+                                                  help="The model every other one is compared to."), str),
+                  _TableCsvOpt)
 
 @cli.command('compare', epilog="Example: benchnb results compare runs/ -f translator -b reference --metric "
              "mean_reciprocal_rank")
-def compare_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
-                family: str = typer.Option(..., '--family', '-f', help="The family whose models are compared."),
-                baseline: str = typer.Option(..., '--baseline', '-b', help="The model every other one is compared to."),
-                metric: Optional[str] = _MetricOpt,
-                dataset: Optional[str] = typer.Option(None, '--dataset', '-d',
-                                                      help="Only this dataset (no across-datasets rows)."),
-                margin: Optional[float] = _MarginOpt,
-                csv: Optional[Path] = _TableCsvOpt):
+@options_command(CompareOptions, *_COMPARE_EXTRA)
+def compare_cmd(opts: CompareOptions, db_dir: Path, family: str, baseline: str, csv: Path|None):
     "Every model against BASELINE per dataset and metric: unit, n, Δ with its Holm-level interval, p, verdict."
     from benchnb.resultsdb.compare import compare, verdict_line
-    t = compare(db_dir, family, baseline, metric, dataset, margin=margin)
+    t = compare(db_dir, family, baseline, opts)
     if csv: _write_csv(t, csv, index=False)
     _echo_table(_stats_view(t))
     typer.echo(verdict_line(t))
@@ -264,51 +263,46 @@ def _junit(t, allow_missing: bool, allow_untestable: bool) -> str:
     return ET.tostring(suite, encoding='unicode')
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #c1aca081
-_FailOnRegressionOpt = typer.Option(False, '--fail-on-regression', help="Exit 4 when some metric is significantly "
-                                    "worse, 5 when some BASE row is missing in NEW or untestable (see below).")
-_AllowMissingOpt = typer.Option(False, '--allow-missing', help="A BASE row missing in NEW does not fail the gate.")
-_AllowUntestableOpt = typer.Option(False, '--allow-untestable',
-                                   help="A row that cannot be tested (too few units, no value) does not fail the gate.")
-_FormatOpt = typer.Option('text', '--format', help="text (table), json, junit (XML) or github (workflow commands).")
+_DIFF_EXTRA = (_param('base', typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."), str),
+               _param('new', typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."), str),
+               _param('fmt', typer.Option('text', '--format',
+                                          help="text (table), json, junit (XML) or github (workflow commands)."), str),
+               _TableCsvOpt)
 _DIFF_EPILOG = ("Example: benchnb results diff released/ candidate/ --fail-on-regression --format github.  "
                 "Exit statuses with --fail-on-regression: 0 passed, 4 regression, 5 missing or untestable rows "
                 "(not allowed), 1 error.")
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #ed70f407
 @cli.command('diff', epilog=_DIFF_EPILOG)
-def diff_cmd(base: str = typer.Argument(..., help="The reference results: DIR (or .duckdb) or DIR:RUN_ID."),
-             new: str = typer.Argument(..., help="The results to check: DIR (or .duckdb) or DIR:RUN_ID."),
-             family: Optional[str] = typer.Option(None, '--family', '-f', help="Only this family."),
-             metric: Optional[str] = _MetricOpt,
-             dataset: Optional[str] = typer.Option(None, '--dataset', '-d', help="Only this dataset."),
-             margin: Optional[float] = _MarginOpt, fail_on_regression: bool = _FailOnRegressionOpt,
-             allow_missing: bool = _AllowMissingOpt, allow_untestable: bool = _AllowUntestableOpt,
-             fmt: str = _FormatOpt, csv: Optional[Path] = _TableCsvOpt):
+@options_command(DiffOptions, *_DIFF_EXTRA)
+def diff_cmd(opts: DiffOptions, base: str, new: str, fmt: str, csv: Path|None):
     "Every model × dataset × metric of BASE in NEW: unit, n, Δ (NEW - BASE), interval, p, verdict; a gate for CI."
     from benchnb.resultsdb.compare import diff, gate, gate_line, regression_line, regressions
     if fmt not in ('text', 'json', 'junit', 'github'):
         raise ConfigError("expected text, json, junit or github", field='--format', value=fmt)
-    t = diff(base, new, family, metric, dataset, margin=margin)
+    t = diff(base, new, opts)
     if csv: _write_csv(t, csv, index=False)
-    code = gate(t, allow_missing, allow_untestable)
+    allowed = (opts.allow_missing, opts.allow_untestable)
+    code = gate(t, *allowed)
     if fmt == 'text': _echo_table(_stats_view(t))
     elif fmt == 'json': typer.echo(json.dumps({'rows': _records(t), 'status': code}, allow_nan=False))
-    else: typer.echo((_junit if fmt == 'junit' else _github)(t, allow_missing, allow_untestable))
+    else: typer.echo((_junit if fmt == 'junit' else _github)(t, *allowed))
     for r in regressions(t).itertuples(): typer.echo(regression_line(r), err=True)
     typer.echo(gate_line(t, code), err=True)
-    if fail_on_regression and code: raise typer.Exit(code)
+    if opts.fail_on_regression and code: raise typer.Exit(code)
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #ef8b4ff1
+_SITE_EXTRA = (_DbDirArg,
+               _param('out', typer.Option(..., '--out', '-o', help="Folder for the site: new, empty, or a site "
+                                           "written before (rewritten)."), Path))
+
 @cli.command('site', epilog="Example: benchnb results site reports/out/sweep/results --out site/  (then open "
              "site/index.html)")
-def site_cmd(db_dir: Path = typer.Argument(..., help="Results directory or .duckdb file."),
-             out: Path = typer.Option(..., '--out', '-o', help="Folder for the site: new, empty, or a site written "
-                                      "before (rewritten)."),
-             family: Optional[List[str]] = typer.Option(None, '--family', '-f', help="Only this family (repeatable)."),
-             n_boot: int = typer.Option(1000, '--n-boot', help="Bootstrap resamples of the intervals and verdicts.")):
+@options_command(SiteOptions, *_SITE_EXTRA)
+def site_cmd(opts: SiteOptions, db_dir: Path, out: Path):
     "Write a static leaderboard site (filters, weights, controls, verdicts, cost, provenance) that works offline."
     from benchnb.resultsdb.site import write_site
-    typer.echo(write_site(db_dir, out, families=family or None, n_boot=n_boot))
+    typer.echo(write_site(db_dir, out, opts))
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #22f3da4a
 register_family('results', "Results database: import runs, list/show/export, leaderboards across runs.",

@@ -5,6 +5,7 @@
 # %% ../../nbs/48_resultsdb.compare.ipynb #566dbfa4
 from __future__ import annotations
 import json, os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -12,13 +13,13 @@ import pandas as pd
 
 from ..core import DataError, plural
 from ..family import Replication, family_named, load_families
+from .options import CompareOptions, DiffOptions
 from .db import ResultsDB, db_path, observation_groups
 from ..stats import JUDGED, VERDICTS, ClusterJackknife, SignFlip, higher_is_better, judge, mean_ci, min_units
 
 # %% auto #0
-__all__ = ['KEY', 'ACROSS', 'COLUMNS', 'EXIT_REGRESSION', 'EXIT_UNCHECKED', 'GATE_CODES', 'unit_observations',
-           'register_replication', 'replication', 'verdict_line', 'compare', 'parse_source', 'diff', 'regressions',
-           'regression_line', 'gate_summary', 'gate', 'gate_line', 'leaderboard_intervals', 'rank_table']
+__all__ = ['KEY', 'ACROSS', 'COLUMNS', 'register_replication', 'replication', 'verdict_line', 'compare', 'diff', 'regressions',
+           'regression_line', 'gate', 'gate_line', 'leaderboard_intervals', 'rank_table']
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #04c415fe
 KEY = ['family', 'dataset', 'model', 'task', 'metric', 'params', 'subset']
@@ -33,7 +34,7 @@ def _no_observations(db: ResultsDB, given: dict) -> DataError:
     return DataError(f"no unit-level observations for {what} (runs recorded before benchnb kept them have none: "
                      "import them again into a new results directory)", file=db.path)
 
-def unit_observations(db: ResultsDB, family: str|None=None, run_id: str|None=None, **filters) -> pd.DataFrame:
+def _unit_observations(db: ResultsDB, family: str|None=None, run_id: str|None=None, **filters) -> pd.DataFrame:
     "Observations of done units (latest per model × dataset × metric × unit), params as canonical JSON text."
     given = {k: v for k,v in dict(family=family, run_id=run_id, **filters).items() if v is not None}
     o = db.observations(**given)
@@ -177,11 +178,13 @@ def _across_rows(means: list[dict], keys: tuple, seed: int) -> tuple[list, list]
         tests.append(t)
     return rows,tests
 
-def compare(db_or_dir: ResultsDB|str|os.PathLike, family: str, baseline: str, metric: str|None=None,
-            dataset: str|None=None, alpha: float=0.05, margin: float|None=None, seed: int=0) -> pd.DataFrame:
+def compare(db_or_dir: ResultsDB|str|os.PathLike, family: str, baseline: str, opts: CompareOptions|None=None,
+            **fields) -> pd.DataFrame:
     "Every model of `family` against `baseline`, per dataset and across datasets: unit, n, Δ, interval, p, verdict."
+    o_ = replace(opts or CompareOptions(), **fields)
+    metric, dataset, seed = o_.metric, o_.dataset, o_.seed
     db,close = _open_db(db_or_dir)
-    try: o = unit_observations(db, family, metric=metric, dataset=dataset)
+    try: o = _unit_observations(db, family, metric=metric, dataset=dataset)
     finally:
         if close: db.close()
     if baseline not in set(o.model):
@@ -191,7 +194,7 @@ def compare(db_or_dir: ResultsDB|str|os.PathLike, family: str, baseline: str, me
     if dataset is None:
         ar,at = _across_rows(means, ('model', 'task', 'metric', 'params', 'subset'), seed)
         rows,tests = rows + ar,tests + at
-    return _finish(rows, tests, alpha, margin, by='metric')
+    return _finish(rows, tests, o_.alpha, o_.margin, by='metric')
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #1d6faf96
 def parse_source(source: str|os.PathLike) -> tuple[Path, str|None]:
@@ -209,7 +212,7 @@ def _source_observations(source, **filters) -> pd.DataFrame:
     with ResultsDB(path, read_only=True) as db:
         if run is not None and run not in set(db.runs().run_id):
             raise DataError(f"no run {run!r} in the results database", file=db.path, value=run)
-        return unit_observations(db, run_id=run, **filters)
+        return _unit_observations(db, run_id=run, **filters)
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #1eb64eb2
 _DIFF_GROUP = ('family', 'model', 'dataset', 'task', 'metric', 'params', 'subset')
@@ -237,17 +240,18 @@ def _diff_rows(o: pd.DataFrame, seed: int) -> tuple[list, list, list]:
     return rows,tests,means
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #43064f64
-def diff(base: str|os.PathLike, new: str|os.PathLike, family: str|None=None, metric: str|None=None,
-         dataset: str|None=None, alpha: float=0.05, margin: float|None=None, seed: int=0) -> pd.DataFrame:
+def diff(base: str|os.PathLike, new: str|os.PathLike, opts: DiffOptions|None=None, **fields) -> pd.DataFrame:
     "Every model × dataset × metric of `base` in `new` (DIR or DIR:RUN_ID): unit, n, Δ, interval, p, verdict."
-    f = dict(family=family, metric=metric, dataset=dataset)
+    o_ = replace(opts or DiffOptions(), **fields)
+    dataset, seed = o_.dataset, o_.seed
+    f = dict(family=o_.family, metric=o_.metric, dataset=dataset)
     o = pd.concat([_source_observations(base, **f).assign(model_version='base'),
                    _source_observations(new, **f).assign(model_version='new')], ignore_index=True)
     rows,tests,means = _diff_rows(o, seed)
     if dataset is None:
         ar,at = _across_rows(means, ('family', 'model', 'task', 'metric', 'params', 'subset'), seed)
         rows,tests = rows + ar,tests + at
-    t = _finish(rows, tests, alpha, margin, by=None, extra=['family'])
+    t = _finish(rows, tests, o_.alpha, o_.margin, by=None, extra=['family'])
     miss = np.array([bool(r.get('missing')) for r in rows], dtype=bool)
     t.loc[miss, 'verdict'] = 'missing'
     return t
@@ -266,12 +270,12 @@ def regression_line(r) -> str:
             f"n={r.n_units} {r.unit})")
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #042c5e9b
-EXIT_REGRESSION, EXIT_UNCHECKED = 4, 5
-GATE_CODES = {0: 'passed: every BASE row compared, none significantly worse',
-              EXIT_REGRESSION: 'regression: some metric is significantly worse in NEW',
-              EXIT_UNCHECKED: 'unchecked: some BASE row is missing in NEW or cannot be tested (and was not allowed)'}
+_EXIT_REGRESSION, _EXIT_UNCHECKED = 4, 5
+_GATE_CODES = {0: 'passed: every BASE row compared, none significantly worse',
+              _EXIT_REGRESSION: 'regression: some metric is significantly worse in NEW',
+              _EXIT_UNCHECKED: 'unchecked: some BASE row is missing in NEW or cannot be tested (and was not allowed)'}
 
-def gate_summary(table: pd.DataFrame) -> dict[str, int]:
+def _gate_summary(table: pd.DataFrame) -> dict[str, int]:
     "Counts of a `diff` table: compared, testable, regressions, untestable, missing (per-dataset rows)."
     per = table[table.dataset != ACROSS]
     return {'compared': len(per), 'testable': int((~per.verdict.isin(['cannot tell', 'missing'])).sum()),
@@ -279,15 +283,15 @@ def gate_summary(table: pd.DataFrame) -> dict[str, int]:
             'untestable': int((per.verdict == 'cannot tell').sum()), 'missing': int((per.verdict == 'missing').sum())}
 
 def gate(table: pd.DataFrame, allow_missing: bool=False, allow_untestable: bool=False) -> int:
-    "The gate's exit status for a `diff` table (see `GATE_CODES`)."
-    s = gate_summary(table)
-    if s['regressions']: return EXIT_REGRESSION
+    "The gate's exit status for a `diff` table (see `_GATE_CODES`)."
+    s = _gate_summary(table)
+    if s['regressions']: return _EXIT_REGRESSION
     blind = (s['missing'] and not allow_missing) or (s['untestable'] and not allow_untestable)
-    return EXIT_UNCHECKED if blind else 0
+    return _EXIT_UNCHECKED if blind else 0
 
 def gate_line(table: pd.DataFrame, code: int) -> str:
     "The gate's closing line: the counts and the outcome."
-    s = gate_summary(table)
+    s = _gate_summary(table)
     return f"gate: {', '.join(f'{k} {v}' for k,v in s.items())} -> {'PASS' if code == 0 else 'FAIL'} (exit {code})"
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #d732c10f
@@ -295,7 +299,7 @@ def leaderboard_intervals(db_or_dir: ResultsDB|str|os.PathLike, family: str, lev
                           n_boot: int=2000, seed: int=0) -> pd.DataFrame:
     "Each model's mean and bootstrap CI per dataset × task × metric × params × subset (no CI below `min_units`)."
     db,close = _open_db(db_or_dir)
-    try: o = unit_observations(db, family)
+    try: o = _unit_observations(db, family)
     finally:
         if close: db.close()
     rows,rep = [],replication(family)
@@ -314,7 +318,7 @@ def rank_table(db_or_dir: ResultsDB|str|os.PathLike, family: str, metric: str, s
                task: str|None=None) -> tuple[pd.DataFrame, str]:
     "(blocks × models table of `metric`, 'datasets' or 'units of DATASET') for Friedman's test and a CD diagram."
     db,close = _open_db(db_or_dir)
-    try: o = unit_observations(db, family, metric=metric, **({'task': task} if task else {}))
+    try: o = _unit_observations(db, family, metric=metric, **({'task': task} if task else {}))
     finally:
         if close: db.close()
     subs = set(o.subset.dropna())

@@ -11,16 +11,15 @@ from typing import Any, Iterable
 import duckdb
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 
 from ..core import DataError, RunError, get_logger
-from ..runs import client_alive, client_identity, ctrl_c_deferred, lock_file, os_error_names, stale
+from ..runs import client_alive, client_identity, ctrl_c_deferred, lock_file, now_iso, os_error_names, stale
 
 # %% auto #0
-__all__ = ['SCHEMA', 'COLUMNS', 'DB_FILE', 'log', 'RESOURCE_COLUMNS', 'db_path', 'ResultsDB', 'observation_groups']
+__all__ = ['COLUMNS', 'log', 'db_path', 'ResultsDB', 'observation_groups']
 
 # %% ../../nbs/40_resultsdb.db.ipynb #06ecaefb
-SCHEMA = {
+_SCHEMA = {
     'runs': "run_id VARCHAR PRIMARY KEY, started_at TIMESTAMP, finished_at TIMESTAMP, status VARCHAR, manifest JSON",
     'units': ("unit_id VARCHAR PRIMARY KEY, family VARCHAR, dataset VARCHAR, model VARCHAR, task VARCHAR, "
               "params JSON, status VARCHAR, error VARCHAR, started_at TIMESTAMP, finished_at TIMESTAMP, "
@@ -33,14 +32,14 @@ SCHEMA = {
                   "metric VARCHAR, params JSON, subset VARCHAR, n_obs BIGINT, estimate DOUBLE, ci_low DOUBLE, "
                   "ci_high DOUBLE, level DOUBLE, method VARCHAR"),
 }
-COLUMNS = {t: [c.split()[0] for c in s.split(', ')] for t,s in SCHEMA.items()}
-DB_FILE = 'results.duckdb'
+COLUMNS = {t: [c.split()[0] for c in s.split(', ')] for t,s in _SCHEMA.items()}
+_DB_FILE = 'results.duckdb'
 
 # %% ../../nbs/40_resultsdb.db.ipynb #48a08a5e
 def db_path(path: str|os.PathLike) -> Path:
     "The database file for a results directory or `.duckdb` file."
     p = Path(path)
-    return p if p.suffix == '.duckdb' else p/DB_FILE
+    return p if p.suffix == '.duckdb' else p/_DB_FILE
 
 # %% ../../nbs/40_resultsdb.db.ipynb #b1c4ce57
 def _ts(x: Any) -> dt.datetime|None:
@@ -52,7 +51,7 @@ def _ts(x: Any) -> dt.datetime|None:
     if isinstance(x, pd.Timestamp): x = x.to_pydatetime()
     return x.astimezone(dt.timezone.utc).replace(tzinfo=None) if x.tzinfo else x
 
-def _now() -> dt.datetime: return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+def _now() -> dt.datetime: return _ts(now_iso('microseconds'))     # naive UTC, as DuckDB's TIMESTAMP holds it
 
 def _json(d: Any) -> str|None:
     "Canonical JSON text for a params dict (None stays None)."
@@ -67,8 +66,8 @@ def _snapshot(path: Path) -> tuple[duckdb.DuckDBPyConnection, str]:
     try:
         with os_error_names(path, 'reading'):
             for suffix in ('', '.wal'):
-                if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{DB_FILE}{suffix}")
-        return duckdb.connect(str(Path(d)/DB_FILE)), d     # replays the copied WAL into the copy
+                if Path(f"{path}{suffix}").exists(): shutil.copyfile(f"{path}{suffix}", Path(d)/f"{_DB_FILE}{suffix}")
+        return duckdb.connect(str(Path(d)/_DB_FILE)), d     # replays the copied WAL into the copy
     except duckdb.Error as e:               # truncated, corrupt (checksums), not a database at all, a torn copy
         shutil.rmtree(d, ignore_errors=True)
         msg = f"cannot open the results database ({str(e).splitlines()[0]})"
@@ -102,7 +101,7 @@ class ResultsDB:
     def _prepare(self):
         "Create the tables a writer lacks and mark dead runs; a damaged file is a `RunError` naming it."
         try:
-            for t,s in SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
+            for t,s in _SCHEMA.items(): self.con.execute(f"CREATE TABLE IF NOT EXISTS {t} ({s})")
             self.mark_dead_runs()
         except duckdb.Error as e:
             self.close()
@@ -114,16 +113,141 @@ class ResultsDB:
         except RunError:                     # a failed checkpoint: raised, unless an error (its cause) is on its way
             if typ is None: raise
 
-# %% ../../nbs/40_resultsdb.db.ipynb #0e242dd5
-@patch
-def mark_dead_runs(self: ResultsDB) -> list[str]:
-    "Mark 'interrupted' every 'running' run whose recorded client process is gone; return their ids."
-    with self._lock: rows = self.con.execute("SELECT run_id, manifest FROM runs WHERE status='running'").fetchall()
-    dead = [r for r, m in rows if client_alive(json.loads(m).get('client') if m else None) is False]
-    with self._lock, ctrl_c_deferred():
-        for r in dead:
-            self.con.execute("UPDATE runs SET status='interrupted', finished_at=? WHERE run_id=?", [_now(), r])
-    return dead
+    def mark_dead_runs(self) -> list[str]:
+        "Mark 'interrupted' every 'running' run whose recorded client process is gone; return their ids."
+        with self._lock: rows = self.con.execute("SELECT run_id, manifest FROM runs WHERE status='running'").fetchall()
+        dead = [r for r, m in rows if client_alive(json.loads(m).get('client') if m else None) is False]
+        with self._lock, ctrl_c_deferred():
+            for r in dead:
+                self.con.execute("UPDATE runs SET status='interrupted', finished_at=? WHERE run_id=?", [_now(), r])
+        return dead
+
+    def close(self):
+        "Checkpoint (a writer) and close the connection; `RunError` naming the database when the checkpoint fails."
+        failed = None
+        if self.con is not None:
+            if not self.read_only:
+                try: _checkpoint(self.con)
+                except duckdb.Error as e: failed = str(e).splitlines()[0]
+            self.con.close()
+            self.con = None
+        if self._tmp:
+            shutil.rmtree(self._tmp, ignore_errors=True)
+            self._tmp = None
+        if failed:
+            why = (f"checkpoint failed ({failed}); what was committed is in {self.path.name}.wal "
+                   "and is replayed on the next open")
+            raise RunError(why, file=self.path)
+
+    def __repr__(self):
+        flags = (', read_only' if self.read_only else '') + (', snapshot' if self.snapshot else '')
+        return f"ResultsDB({str(self.path)!r}{flags})"
+
+    def begin_run(self, run_id: str, manifest: dict) -> None:
+        "Record run `run_id` (status 'running'), its manifest and client; a rerun of the same id keeps its start time."
+        manifest = {**(manifest or {}), 'client': client_identity()}
+        with self._lock, ctrl_c_deferred(), _writing(self.path):
+            self.con.execute("INSERT INTO runs VALUES (?, ?, NULL, 'running', ?) ON CONFLICT (run_id) DO UPDATE SET "
+                             "status='running', finished_at=NULL, manifest=excluded.manifest",
+                             [run_id, _now(), _json(manifest)])
+
+    def finish_run(self, run_id: str, status: str) -> None:
+        "Stamp run `run_id` finished with `status` ('done', 'failed', ...)."
+        with self._lock, ctrl_c_deferred(), _writing(self.path):
+            n = self.con.execute("UPDATE runs SET finished_at=?, status=? WHERE run_id=? RETURNING run_id",
+                                 [_now(), status, run_id]).fetchall()
+        if not n: raise RunError("no such run in the results database", file=self.path, value=run_id)
+
+    def record_unit(self, run_id: str, unit: dict, metrics: list[dict],
+                    observations: list[dict]|None=None) -> bool:
+        "Record `unit`, its `metrics` (and unit-level `observations`) in one transaction; False when already done."
+        row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
+        of = _observation_frame(run_id, unit, observations) if observations else None
+        itv = _interval_frame(run_id, unit, of) if observations else None
+        with self._lock, ctrl_c_deferred(), _writing(self.path):
+            con = self.con
+            con.execute("BEGIN TRANSACTION")
+            try:
+                written = _write_unit(con, row, mf, of, itv)
+                con.execute("COMMIT" if written else "ROLLBACK")
+            except BaseException:
+                _rollback(con)
+                raise
+        return written
+
+    def done_unit_ids(self) -> set[str]:
+        "The ids of the units recorded as done (a rerun skips them)."
+        with self._lock: rows = self.con.execute("SELECT unit_id FROM units WHERE status='done'").fetchall()
+        return {r[0] for r in rows}
+
+    def _select(self, table: str, filters: dict) -> pd.DataFrame:
+        where,args = _where(table, filters)
+        with self._lock, _reading(self.path): df = self.con.execute(f"SELECT * FROM {table}{where}", args).df()
+        for c in ('params', 'manifest', 'clusters'):
+            if c in df: df[c] = [None if x is None else json.loads(x) for x in df[c]]
+        return df
+
+    def units(self, **filters) -> pd.DataFrame:
+        "The `units` table (filtered by column=value or column=[values])."
+        return self._select('units', filters)
+
+    def metrics(self, **filters) -> pd.DataFrame:
+        "The `metrics` table (filtered by column=value or column=[values])."
+        return self._select('metrics', filters)
+
+    def runs(self, **filters) -> pd.DataFrame:
+        "The `runs` table, manifests as dicts."
+        return self._select('runs', filters)
+
+    def observations(self, **filters) -> pd.DataFrame:
+        "The `observations` table (per-unit values of the metrics), filtered by column=value or column=[values]."
+        if not self._has('observations'): return pd.DataFrame(columns=COLUMNS['observations'])
+        return self._select('observations', filters)
+
+    def intervals(self, **filters) -> pd.DataFrame:
+        "The `intervals` table (mean and bootstrap CI of each observed metric), filtered like `metrics`."
+        if not self._has('intervals'): return pd.DataFrame(columns=COLUMNS['intervals'])
+        return self._select('intervals', filters)
+
+    def _has(self, table: str) -> bool:
+        q = "SELECT count(*) FROM information_schema.tables WHERE table_name=?"
+        with self._lock: return self.con.execute(q, [table]).fetchone()[0] > 0
+
+    def export_parquet(self, out_dir: str|os.PathLike) -> list[Path]:
+        "Write every table to `out_dir/<table>.parquet`, all or none; return the paths."
+        out = Path(out_dir)
+        created = not out.exists()
+        with os_error_names(out, 'exporting to'):
+            out.mkdir(parents=True, exist_ok=True)
+            for old in out.glob('.export-*'):          # left by an export that was killed
+                if old.is_dir() and not old.is_symlink() and stale(old): shutil.rmtree(old, ignore_errors=True)
+            stage = Path(tempfile.mkdtemp(dir=out, prefix='.export-'))
+            held = lock_file(stage)                      # ours while we write: no other export sweeps it away
+        try:
+            with self._lock, _reading(self.path):
+                for t in _SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
+            with os_error_names(out, 'exporting to'):
+                for t in _SCHEMA: os.replace(stage/f"{t}.parquet", out/f"{t}.parquet")
+        except BaseException:
+            if created: shutil.rmtree(out, ignore_errors=True)
+            raise
+        finally:
+            os.close(held)
+            shutil.rmtree(stage, ignore_errors=True)
+        return [out/f"{t}.parquet" for t in _SCHEMA]
+
+    def record_resources(self, run_id: str, unit_id: str, cost: dict) -> None:
+        "Record what unit `unit_id` cost (`runs.ResourceMeter.read()`), replacing an earlier record of it."
+        row = [unit_id, run_id, *(cost.get(k) for k in RESOURCE_COLUMNS[2:])]
+        with self._lock, ctrl_c_deferred(), _writing(self.path):
+            self.con.execute(f"CREATE TABLE IF NOT EXISTS resources ({_RESOURCES})")
+            self.con.execute("DELETE FROM resources WHERE unit_id=?", [unit_id])
+            self.con.execute("INSERT INTO resources VALUES (?, ?, ?, ?, ?, ?, ?)", row)
+
+    def resources(self) -> pd.DataFrame:
+        "The `resources` table (what each unit cost); empty for a database written before it existed."
+        if not self._has('resources'): return pd.DataFrame(columns=RESOURCE_COLUMNS)
+        with self._lock, _reading(self.path): return self.con.execute("SELECT * FROM resources").df()
 
 # %% ../../nbs/40_resultsdb.db.ipynb #83a09280
 log = get_logger('resultsdb.db')
@@ -131,31 +255,6 @@ log = get_logger('resultsdb.db')
 def _checkpoint(con: duckdb.DuckDBPyConnection):
     "Write the write-ahead log into the database file."
     con.execute("CHECKPOINT")
-
-# %% ../../nbs/40_resultsdb.db.ipynb #87e6b647
-@patch
-def close(self: ResultsDB):
-    "Checkpoint (a writer) and close the connection; `RunError` naming the database when the checkpoint fails."
-    failed = None
-    if self.con is not None:
-        if not self.read_only:
-            try: _checkpoint(self.con)
-            except duckdb.Error as e: failed = str(e).splitlines()[0]
-        self.con.close()
-        self.con = None
-    if self._tmp:
-        shutil.rmtree(self._tmp, ignore_errors=True)
-        self._tmp = None
-    if failed:
-        why = (f"checkpoint failed ({failed}); what was committed is in {self.path.name}.wal "
-               "and is replayed on the next open")
-        raise RunError(why, file=self.path)
-
-# %% ../../nbs/40_resultsdb.db.ipynb #c427e338
-@patch
-def __repr__(self: ResultsDB):
-    flags = (', read_only' if self.read_only else '') + (', snapshot' if self.snapshot else '')
-    return f"ResultsDB({str(self.path)!r}{flags})"
 
 # %% ../../nbs/40_resultsdb.db.ipynb #4b8b3610
 @contextlib.contextmanager
@@ -172,25 +271,6 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
     "ROLLBACK, if a transaction is still open (a failed COMMIT has ended it)."
     try: con.execute("ROLLBACK")
     except duckdb.TransactionException: pass
-
-# %% ../../nbs/40_resultsdb.db.ipynb #032a787c
-@patch
-def begin_run(self: ResultsDB, run_id: str, manifest: dict) -> None:
-    "Record run `run_id` (status 'running') with its manifest and client; a rerun of the same id keeps its start time."
-    manifest = {**(manifest or {}), 'client': client_identity()}
-    with self._lock, ctrl_c_deferred(), _writing(self.path):
-        self.con.execute("INSERT INTO runs VALUES (?, ?, NULL, 'running', ?) ON CONFLICT (run_id) DO UPDATE SET "
-                         "status='running', finished_at=NULL, manifest=excluded.manifest",
-                         [run_id, _now(), _json(manifest)])
-
-# %% ../../nbs/40_resultsdb.db.ipynb #67f6d138
-@patch
-def finish_run(self: ResultsDB, run_id: str, status: str) -> None:
-    "Stamp run `run_id` finished with `status` ('done', 'failed', ...)."
-    with self._lock, ctrl_c_deferred(), _writing(self.path):
-        n = self.con.execute("UPDATE runs SET finished_at=?, status=? WHERE run_id=? RETURNING run_id",
-                             [_now(), status, run_id]).fetchall()
-    if not n: raise RunError("no such run in the results database", file=self.path, value=run_id)
 
 # %% ../../nbs/40_resultsdb.db.ipynb #c0ec1b28
 _UNIT_KEYS = ('unit_id', 'family', 'dataset', 'model', 'task')
@@ -270,32 +350,6 @@ def _write_unit(con: duckdb.DuckDBPyConnection, row: list, mf: pd.DataFrame, of:
     if itv is not None and len(itv): con.execute("INSERT INTO intervals SELECT * FROM itv")
     return True
 
-# %% ../../nbs/40_resultsdb.db.ipynb #ef09318d
-@patch
-def record_unit(self: ResultsDB, run_id: str, unit: dict, metrics: list[dict],
-                observations: list[dict]|None=None) -> bool:
-    "Record `unit`, its `metrics` (and unit-level `observations`) in one transaction; False when already done."
-    row,mf = _unit_row(run_id, unit),_metric_frame(run_id, unit, metrics)
-    of = _observation_frame(run_id, unit, observations) if observations else None
-    itv = _interval_frame(run_id, unit, of) if observations else None
-    with self._lock, ctrl_c_deferred(), _writing(self.path):
-        con = self.con
-        con.execute("BEGIN TRANSACTION")
-        try:
-            written = _write_unit(con, row, mf, of, itv)
-            con.execute("COMMIT" if written else "ROLLBACK")
-        except BaseException:
-            _rollback(con)
-            raise
-    return written
-
-# %% ../../nbs/40_resultsdb.db.ipynb #548958e0
-@patch
-def done_unit_ids(self: ResultsDB) -> set[str]:
-    "The ids of the units recorded as done (a rerun skips them)."
-    with self._lock: rows = self.con.execute("SELECT unit_id FROM units WHERE status='done'").fetchall()
-    return {r[0] for r in rows}
-
 # %% ../../nbs/40_resultsdb.db.ipynb #45c95773
 def _where(table: str, filters: dict) -> tuple[str, list]:
     "A SQL WHERE clause (and its arguments) from column=value / column=[values] filters."
@@ -320,96 +374,12 @@ def _reading(path: Path):
     except duckdb.Error as e:
         raise DataError(f"cannot read the results database ({str(e).splitlines()[0]})", file=path) from None
 
-@patch
-def _select(self: ResultsDB, table: str, filters: dict) -> pd.DataFrame:
-    where,args = _where(table, filters)
-    with self._lock, _reading(self.path): df = self.con.execute(f"SELECT * FROM {table}{where}", args).df()
-    for c in ('params', 'manifest', 'clusters'):
-        if c in df: df[c] = [None if x is None else json.loads(x) for x in df[c]]
-    return df
-
-# %% ../../nbs/40_resultsdb.db.ipynb #378edc31
-@patch
-def units(self: ResultsDB, **filters) -> pd.DataFrame:
-    "The `units` table (filtered by column=value or column=[values])."
-    return self._select('units', filters)
-
-# %% ../../nbs/40_resultsdb.db.ipynb #a24ed256
-@patch
-def metrics(self: ResultsDB, **filters) -> pd.DataFrame:
-    "The `metrics` table (filtered by column=value or column=[values])."
-    return self._select('metrics', filters)
-
-# %% ../../nbs/40_resultsdb.db.ipynb #f7a1d44d
-@patch
-def runs(self: ResultsDB, **filters) -> pd.DataFrame:
-    "The `runs` table, manifests as dicts."
-    return self._select('runs', filters)
-
-# %% ../../nbs/40_resultsdb.db.ipynb #0812fe2b
-@patch
-def observations(self: ResultsDB, **filters) -> pd.DataFrame:
-    "The `observations` table (per-unit values of the metrics), filtered by column=value or column=[values]."
-    if not self._has('observations'): return pd.DataFrame(columns=COLUMNS['observations'])
-    return self._select('observations', filters)
-
-@patch
-def intervals(self: ResultsDB, **filters) -> pd.DataFrame:
-    "The `intervals` table (mean and bootstrap CI of each observed metric), filtered like `metrics`."
-    if not self._has('intervals'): return pd.DataFrame(columns=COLUMNS['intervals'])
-    return self._select('intervals', filters)
-
-@patch
-def _has(self: ResultsDB, table: str) -> bool:
-    q = "SELECT count(*) FROM information_schema.tables WHERE table_name=?"
-    with self._lock: return self.con.execute(q, [table]).fetchone()[0] > 0
-
 # %% ../../nbs/40_resultsdb.db.ipynb #1b45f8e2
 def _write_table(con: duckdb.DuckDBPyConnection, table: str, path: Path):
     "Write `table` to the Parquet file `path` (DuckDB's relation API: no SQL text, so any path is safe)."
     con.table(table).write_parquet(str(path))
 
-@patch
-def export_parquet(self: ResultsDB, out_dir: str|os.PathLike) -> list[Path]:
-    "Write every table to `out_dir/<table>.parquet`, all or none; return the paths."
-    out = Path(out_dir)
-    created = not out.exists()
-    with os_error_names(out, 'exporting to'):
-        out.mkdir(parents=True, exist_ok=True)
-        for old in out.glob('.export-*'):          # left by an export that was killed
-            if old.is_dir() and not old.is_symlink() and stale(old): shutil.rmtree(old, ignore_errors=True)
-        stage = Path(tempfile.mkdtemp(dir=out, prefix='.export-'))
-        held = lock_file(stage)                      # ours while we write: no other export sweeps it away
-    try:
-        with self._lock, _reading(self.path):
-            for t in SCHEMA: _write_table(self.con, t, stage/f"{t}.parquet")
-        with os_error_names(out, 'exporting to'):
-            for t in SCHEMA: os.replace(stage/f"{t}.parquet", out/f"{t}.parquet")
-    except BaseException:
-        if created: shutil.rmtree(out, ignore_errors=True)
-        raise
-    finally:
-        os.close(held)
-        shutil.rmtree(stage, ignore_errors=True)
-    return [out/f"{t}.parquet" for t in SCHEMA]
-
 # %% ../../nbs/40_resultsdb.db.ipynb #99915e62
 RESOURCE_COLUMNS = ['unit_id', 'run_id', 'wall_s', 'cpu_s', 'peak_rss_mb', 'gpu_peak_mb', 'peak_rss_scope']
 _RESOURCES = ("unit_id VARCHAR, run_id VARCHAR, wall_s DOUBLE, cpu_s DOUBLE, peak_rss_mb DOUBLE, gpu_peak_mb DOUBLE, "
               "peak_rss_scope VARCHAR")
-
-@patch
-def record_resources(self: ResultsDB, run_id: str, unit_id: str, cost: dict) -> None:
-    "Record what unit `unit_id` cost (`runs.ResourceMeter.read()`), replacing an earlier record of it."
-    row = [unit_id, run_id, *(cost.get(k) for k in RESOURCE_COLUMNS[2:])]
-    with self._lock, ctrl_c_deferred(), _writing(self.path):
-        self.con.execute(f"CREATE TABLE IF NOT EXISTS resources ({_RESOURCES})")
-        self.con.execute("DELETE FROM resources WHERE unit_id=?", [unit_id])
-        self.con.execute("INSERT INTO resources VALUES (?, ?, ?, ?, ?, ?, ?)", row)
-
-# %% ../../nbs/40_resultsdb.db.ipynb #e87da2ca
-@patch
-def resources(self: ResultsDB) -> pd.DataFrame:
-    "The `resources` table (what each unit cost); empty for a database written before it existed."
-    if not self._has('resources'): return pd.DataFrame(columns=RESOURCE_COLUMNS)
-    with self._lock, _reading(self.path): return self.con.execute("SELECT * FROM resources").df()

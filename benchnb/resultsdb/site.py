@@ -5,7 +5,7 @@
 # %% ../../nbs/45a_resultsdb.site.ipynb #e7e8bdcf
 from __future__ import annotations
 import datetime as dt, hashlib, html, json, math, os, re, shutil
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -16,14 +16,13 @@ import benchnb
 from ..core import DataError, Registry, get_logger, resource_path
 from ..family import load_families
 from .db import ResultsDB
-from ..runs import write_text
+from .options import SiteOptions
+from ..runs import now_iso, write_text
 from ..stats import Q_ALPHA, higher_is_better
 
 # %% auto #0
-__all__ = ['controls', 'metric_groupings', 'data_sizes', 'SCRIPTS', 'log', 'MARKER', 'Control', 'register_control',
-           'control_roles', 'register_metric_groups', 'metric_group', 'metric_key', 'register_data_size', 'data_size',
-           'model_intervals', 'model_verdicts', 'site_tables', 'scaled_cells', 'RankOptions', 'rank_models', 'qc_flags',
-           'provenance', 'script_json', 'page_data', 'slug', 'page_html', 'write_site']
+__all__ = ['controls', 'log', 'Control', 'register_control', 'control_roles', 'register_metric_groups', 'register_data_size',
+           'site_tables', 'scaled_cells', 'RankOptions', 'rank_models', 'provenance', 'page_data', 'slug', 'write_site']
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #a24136c2
 @dataclass
@@ -48,32 +47,32 @@ def control_roles(family: str) -> dict[str, str]:
     return {c.model: c.role for c in (controls[n] for n in controls.names()) if c.family == family}
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #5926c741
-metric_groupings = Registry('metric grouping')
+_metric_groupings = Registry('metric grouping')
 
 def register_metric_groups(family: str, group_of: Callable[[str, dict], str]) -> None:
     "Register `group_of(metric, params) -> group name` for `family`'s metrics."
-    metric_groupings.register(family, group_of, replace=True)
+    _metric_groupings.register(family, group_of, replace=True)
 
-def metric_group(family: str, metric: str, params: dict) -> str:
+def _metric_group(family: str, metric: str, params: dict) -> str:
     "The group of `metric` (with `params`) in `family`: the registered grouping's, else the metric's name."
-    return metric_groupings[family](metric, params) if family in metric_groupings else metric
+    return _metric_groupings[family](metric, params) if family in _metric_groupings else metric
 
-def metric_key(metric: str, params: dict|None) -> str:
+def _metric_key(metric: str, params: dict|None) -> str:
     "The column name of a metric with its parameters: 'precision_at_k [k=10]'."
     p = {k: v for k, v in (params or {}).items() if k not in ('std', 'n', 'seed')}
     return metric + (' [' + ', '.join(f"{k}={v}" for k, v in sorted(p.items())) + ']' if p else '')
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #5a1e2b02
-data_sizes = Registry('data size')
+_data_sizes = Registry('data size')
 
 def register_data_size(family: str, size_of: Callable[[Any], float|None]) -> None:
     "Register `size_of(unit) -> data size or None` (a `units` row: .dataset, .params, ...) for `family`'s units (the cost plot's x axis)."
-    data_sizes.register(family, size_of, replace=True)
+    _data_sizes.register(family, size_of, replace=True)
 
-def data_size(family: str, unit: Any, n_obs: int) -> float|None:
+def _data_size(family: str, unit: Any, n_obs: int) -> float|None:
     "The size of a unit's data: the family's measure, else its number of observations (None when it has none)."
-    if family in data_sizes:
-        try: return data_sizes[family](unit)
+    if family in _data_sizes:
+        try: return _data_sizes[family](unit)
         except Exception: return None                  # a size it cannot tell is no size, not a failed site
     return n_obs or None
 
@@ -102,7 +101,7 @@ def site_tables(db: ResultsDB, family: str) -> tuple[pd.DataFrame, pd.DataFrame]
     m = db.metrics(family=family)
     m = m[m.unit_id.isin(units.unit_id[units.status == 'done'])]
     if m.empty: return pd.DataFrame(columns=['task', 'model', 'dataset', 'metric', 'params', 'key', 'value']), units
-    m = m.assign(key=[metric_key(a, p) for a, p in zip(m.metric, m.params)])
+    m = m.assign(key=[_metric_key(a, p) for a, p in zip(m.metric, m.params)])
     g = m.groupby(['task', 'model', 'dataset', 'key'], sort=True)
     cells = g.agg(metric=('metric', 'first'), params=('params', 'first'), value=('value', 'mean'),
                   n_units=('unit_id', 'nunique')).reset_index()
@@ -228,7 +227,7 @@ def script_json(obj: Any) -> str:
 # %% ../../nbs/45a_resultsdb.site.ipynb #f07368e4
 def _page_stats(db: ResultsDB, family: str, task: str, baselines: list[str], n_boot: int) -> tuple[list, dict]:
     "(intervals rows, baseline -> verdict rows) of one family × task, keyed like the cells."
-    def key(t): return [metric_key(m, json.loads(p) if isinstance(p, str) else p) for m, p in zip(t.metric, t.params)]
+    def key(t): return [_metric_key(m, json.loads(p) if isinstance(p, str) else p) for m, p in zip(t.metric, t.params)]
     itv = model_intervals(db, family, n_boot)
     itv = itv[itv.task == task].assign(key=key) if len(itv) else itv
     rows = [[r.model, r.dataset, r.key, r.subset, r.estimate, r.ci_low, r.ci_high, r.n_units] for r in itv.itertuples()]
@@ -245,15 +244,15 @@ def _obs_file(unit_id: str) -> str:
     "The observations file of a unit, named by a hash (a unit id is data, not a path)."
     return f"obs/{hashlib.sha256(unit_id.encode()).hexdigest()[:16]}.csv"
 
-def page_data(db: ResultsDB, family: str, task: str, cells: pd.DataFrame, units: pd.DataFrame,
-              n_obs: dict, max_baselines: int=6, n_boot: int=1000) -> dict:
-    "Everything one family × task page shows, JSON-ready."
+def page_data(db: ResultsDB, family: str, task: str, cells: pd.DataFrame, units: pd.DataFrame, n_obs: dict,
+              opts: SiteOptions=SiteOptions()) -> dict:
+    "Everything one family × task page shows, JSON-ready (`n_obs`: unit id → its observations written)."
     c, u, roles = cells[cells.task == task], units[units.task == task], control_roles(family)
     models = sorted(set(c.model) | set(u.model))
     metrics = c.drop_duplicates('key').sort_values('key')
-    groups = {k: metric_group(family, m, p or {}) for k, m, p in zip(metrics.key, metrics.metric, metrics.params)}
-    baselines = [m for m in models if m not in roles][:max_baselines]
-    intervals, verdicts = _page_stats(db, family, task, baselines, n_boot)
+    groups = {k: _metric_group(family, m, p or {}) for k, m, p in zip(metrics.key, metrics.metric, metrics.params)}
+    baselines = [m for m in models if m not in roles][:opts.max_baselines]
+    intervals, verdicts = _page_stats(db, family, task, baselines, opts.n_boot)
     return {'family': family, 'task': task, 'datasets': sorted(set(c.dataset)),
             'models': [{'name': m, 'role': roles.get(m)} for m in models],
             'metrics': [{'key': k, 'metric': m, 'group': groups[k], 'higher_better': higher_is_better(m)}
@@ -261,10 +260,10 @@ def page_data(db: ResultsDB, family: str, task: str, cells: pd.DataFrame, units:
             'cells': [[r.model, r.dataset, r.key, r.value, r.n_units] for r in c.itertuples()],
             'intervals': intervals, 'verdicts': verdicts, 'qc': qc_flags(c, u, roles),
             'units': {r.unit_id: {'model': r.model, 'dataset': r.dataset,
-                                  'size': data_size(family, r, n_obs.get(r.unit_id, 0)),
+                                  'size': _data_size(family, r, n_obs.get(r.unit_id, 0)),
                                   **provenance(r, _obs_file(r.unit_id) if n_obs.get(r.unit_id) else None,
                                                n_obs.get(r.unit_id, 0))} for r in u.itertuples()},
-            'q_alpha': list(Q_ALPHA[0.05]), 'generated': dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds'),
+            'q_alpha': list(Q_ALPHA[0.05]), 'generated': now_iso(),
             'benchnb': benchnb.__version__}
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #a102e6fd
@@ -273,11 +272,11 @@ def slug(*parts: str) -> str:
     text = '--'.join(map(str, parts))
     return re.sub(r'[^A-Za-z0-9_-]+', '-', text)[:60].strip('-') + '-' + hashlib.sha256(text.encode()).hexdigest()[:8]
 
-SCRIPTS = ('vendor/tabulator.min.js', 'vendor/vega.min.js', 'vendor/vega-lite.min.js', 'site.js')
+_SCRIPTS = ('vendor/tabulator.min.js', 'vendor/vega.min.js', 'vendor/vega-lite.min.js', 'site.js')
 
-def page_html(title: str, kind: str, data: dict) -> str:
+def _page_html(title: str, kind: str, data: dict) -> str:
     "A page of the site: `kind` 'overview' or 'leaderboard', drawn by site.js from `data`."
-    scripts = ''.join(f'<script src="assets/{s}"></script>\n' for s in SCRIPTS)
+    scripts = ''.join(f'<script src="assets/{s}"></script>\n' for s in _SCRIPTS)
     return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
             f'<title>{html.escape(title)}</title>\n'
@@ -290,14 +289,14 @@ def page_html(title: str, kind: str, data: dict) -> str:
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #06ed8c1a
 log = get_logger('resultsdb.site')
-MARKER = '.benchnb-site'
+_MARKER = '.benchnb-site'
 
 def _out_dir(out: Path) -> Path:
     "`out` ready for a site: new, empty, or a site written before (its marker file); else a `DataError`."
-    if out.exists() and any(out.iterdir()) and not (out/MARKER).exists():
+    if out.exists() and any(out.iterdir()) and not (out/_MARKER).exists():
         raise DataError("not empty and not a benchnb site: refusing to write into it (choose a new folder)", file=out)
     out.mkdir(parents=True, exist_ok=True)
-    (out/MARKER).write_text('written by benchnb results site\n')
+    (out/_MARKER).write_text('written by benchnb results site\n')
     for d in ('assets', 'obs'): shutil.rmtree(out/d, ignore_errors=True)
     shutil.copytree(resource_path('assets', 'leaderboard'), out/'assets')
     return out
@@ -330,29 +329,30 @@ def _summary(family: str, task: str, page: dict, cells: pd.DataFrame, units: pd.
             'scale': 'controls' if has_controls else 'minmax'}
 
 # %% ../../nbs/45a_resultsdb.site.ipynb #027429d4
-def write_site(results: str|os.PathLike|ResultsDB, out: str|os.PathLike, families: list[str]|None=None,
-               max_baselines: int=6, n_boot: int=1000) -> Path:
-    "Write the static leaderboard site of the results database `results` into `out`; return its index.html."
+def write_site(results: str|os.PathLike|ResultsDB, out: str|os.PathLike, opts: SiteOptions|None=None,
+               **fields) -> Path:
+    "Write the leaderboard site of `results` into `out` (`opts` or its fields as keywords); return its index.html."
+    opts = replace(opts or SiteOptions(), **fields)
     db = results if isinstance(results, ResultsDB) else ResultsDB(results, read_only=True)
     try:
         load_families()
         out = _out_dir(Path(out))
-        fams = families or sorted(set(db.units().family.dropna()))
+        fams = opts.families or sorted(set(db.units().family.dropna()))
         pages = []
         for fam in fams:
             cells, units = site_tables(db, fam)
             n_obs = _observations_files(db, fam, out)
             tasks = sorted(set(units.task.dropna()))
             for task in tasks:
-                data = page_data(db, fam, task, cells, units, n_obs, max_baselines=max_baselines, n_boot=n_boot)
+                data = page_data(db, fam, task, cells, units, n_obs, opts)
                 data['href'] = f"{slug(fam, task)}.html"
                 data['siblings'] = [{'task': t, 'href': f"{slug(fam, t)}.html"} for t in tasks]
-                write_text(out/data['href'], page_html(f"{fam} · {task} — benchnb leaderboard", 'leaderboard', data))
+                write_text(out/data['href'], _page_html(f"{fam} · {task} — benchnb leaderboard", 'leaderboard', data))
                 pages.append({**_summary(fam, task, data, cells, units), 'href': data['href']})
         if not pages: raise DataError("no results in the database to publish", file=db.path)
         overview = {'pages': pages, 'database': str(db.path), 'benchnb': benchnb.__version__,
-                    'generated': dt.datetime.now(dt.timezone.utc).isoformat(timespec='seconds')}
-        write_text(out/'index.html', page_html('benchnb leaderboards', 'overview', overview))
+                    'generated': now_iso()}
+        write_text(out/'index.html', _page_html('benchnb leaderboards', 'overview', overview))
     finally:
         if not isinstance(results, ResultsDB): db.close()
     log.info("leaderboard site: %d pages in %s", len(pages), out)

@@ -4,24 +4,19 @@
 
 # %% ../../nbs/42_sweeps.engine.ipynb #9e4d4677
 from __future__ import annotations
-import contextlib, dataclasses, datetime, logging, os, platform, signal, socket, threading, time, traceback, uuid
+import contextlib, dataclasses, logging, os, platform, signal, socket, threading, time, traceback, uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import benchnb
-from fastcore.basics import patch
 from ..core import (EXIT_ERROR, EXIT_FAILURES, EXIT_OK, RunError, get_logger, limited_threads, package_versions,
                           progress)
 from ..runs import ResourceMeter, git_revision, now_iso, real_folder, write_text
 from .plan import Plan, Unit, unit_kinds, unit_record
 
 # %% auto #0
-__all__ = ['BLAS_VARS', 'POOL_VARS', 'log', 'PROVENANCE_PACKAGES', 'available_cores', 'blas_threads', 'blas_env', 'now_utc',
-           'attempts_file', 'execute_unit', 'client_env_kept', 'workers_ignore_ctrl_c', 'dask_quiet', 'ClusterInfo',
-           'ctrl_c_for_tests', 'GatherNoise', 'quiet_gather_noise', 'ignore_ctrl_c_on_workers', 'open_cluster',
-           'record_result', 'SweepSummary', 'new_sweep_run_id', 'sweep_manifest', 'run_sweep', 'NoFuture',
-           'slurm_cluster', 'kubernetes_cluster_spec']
+__all__ = ['log', 'execute_unit', 'open_cluster', 'SweepSummary', 'run_sweep', 'slurm_cluster', 'kubernetes_cluster_spec']
 
 # %% ../../nbs/42_sweeps.engine.ipynb #b870285f
 BLAS_VARS = ('OMP_NUM_THREADS', 'OPENBLAS_NUM_THREADS', 'MKL_NUM_THREADS', 'VECLIB_MAXIMUM_THREADS',
@@ -50,11 +45,6 @@ def _worker_address() -> str|None:
         return get_worker().address
     except (ImportError, ValueError): return None
 
-# %% ../../nbs/42_sweeps.engine.ipynb #239cff44
-def now_utc() -> str:
-    "UTC time, ISO 8601, to the millisecond (unit start and end times)."
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='milliseconds')
-
 # %% ../../nbs/42_sweeps.engine.ipynb #89d5c803
 def _failure(e: BaseException) -> dict:
     msg = ' '.join(str(e).split()) or type(e).__name__
@@ -69,14 +59,14 @@ def _note_attempt(work_dir: str|os.PathLike, unit_id: str, worker: str):
     f = attempts_file(work_dir, unit_id)
     try:
         f.parent.mkdir(parents=True, exist_ok=True)
-        with open(f, 'a', encoding='utf-8') as out: out.write(f"{worker} {os.getpid()} {now_utc()}\n")
+        with open(f, 'a', encoding='utf-8') as out: out.write(f"{worker} {os.getpid()} {now_iso('milliseconds')}\n")
     except OSError: pass
 
 # %% ../../nbs/42_sweeps.engine.ipynb #6f589e61
 def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=None) -> dict:
     ("Run one unit (on a worker); return "
      "{unit_id, status, metrics, error, traceback, started_at, finished_at, worker, seconds, resources}.")
-    out = {'unit_id': unit['unit_id'], 'started_at': now_utc(), 'worker': _worker_address() or f"local-{os.getpid()}"}
+    out = {'unit_id': unit['unit_id'], 'started_at': now_iso('milliseconds'), 'worker': _worker_address() or f"local-{os.getpid()}"}
     t0, meter = time.perf_counter(), ResourceMeter()
     if _worker_address(): _note_attempt(work_dir, unit['unit_id'], out['worker'])
     if threads and _worker_address(): os.environ.update({v: str(threads) for v in POOL_VARS})
@@ -86,7 +76,7 @@ def execute_unit(unit: dict, run: Callable, work_dir: str, threads: int|None=Non
         out.update(status='done', metrics=list(rows or []), error=None, traceback=None)
     except (Exception, SystemExit) as e:          # SystemExit: library code that calls sys.exit must not hang a worker
         out.update(_failure(e))
-    return {**out, 'finished_at': now_utc(), 'seconds': time.perf_counter() - t0,
+    return {**out, 'finished_at': now_iso('milliseconds'), 'seconds': time.perf_counter() - t0,
             'resources': meter.read()}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #0372b0a6
@@ -273,12 +263,11 @@ class SweepSummary:
     dashboard: str|None = None
     failures: dict = field(default_factory=dict)     # unit_id -> one-line error
 
-# %% ../../nbs/42_sweeps.engine.ipynb #04eba8eb
-@patch(as_prop=True)
-def exit_code(self: SweepSummary) -> int:
-    "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
-    if not self.failed: return EXIT_OK
-    return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
+    @property
+    def exit_code(self) -> int:
+        "0 all done; 3 some units failed; 1 every unit failed and none was done before (nothing useful produced)."
+        if not self.failed: return EXIT_OK
+        return EXIT_FAILURES if self.done or self.skipped else EXIT_ERROR
 
 # %% ../../nbs/42_sweeps.engine.ipynb #6dc558a2
 def new_sweep_run_id() -> str:
@@ -314,7 +303,7 @@ def _lost(unit: Unit, e: BaseException) -> dict:
     "A result for a task that Dask itself gave up on (e.g. KilledWorker after repeated worker deaths)."
     return {'unit_id': unit.unit_id, 'status': 'failed', 'metrics': [], 'error': f"{type(e).__name__}: {e}"[:500],
             'traceback': ''.join(traceback.format_exception(type(e), e, e.__traceback__)), 'started_at': None,
-            'finished_at': now_utc(), 'worker': None, 'seconds': 0.0}
+            'finished_at': now_iso('milliseconds'), 'worker': None, 'seconds': 0.0}
 
 # %% ../../nbs/42_sweeps.engine.ipynb #438cbd40
 def _result_of(fut, res: Any, u: Unit) -> dict:
@@ -360,24 +349,20 @@ class _Recorder:
     n: int                                          # units to run in this sweep
     futs: dict = field(default_factory=dict)        # task key -> future of a unit not recorded yet
 
-# %% ../../nbs/42_sweeps.engine.ipynb #66dbb0bf
-@patch
-def forget(self: _Recorder, fut):
-    "Let go of a future: no longer cancelled on Ctrl-C, its result no longer kept on a worker."
-    self.futs.pop(fut.key, None)
-    fut.release()
+    def forget(self, fut):
+        "Let go of a future: no longer cancelled on Ctrl-C, its result no longer kept on a worker."
+        self.futs.pop(fut.key, None)
+        fut.release()
 
-# %% ../../nbs/42_sweeps.engine.ipynb #7a10eaa9
-@patch
-def record(self: _Recorder, fut, res: Any, u: Unit):
-    "Record a finished unit's result, let go of its future, update the bar and report one line."
-    res = _result_of(fut, res, u)
-    _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
-    if res['status'] == 'done': attempts_file(self.results_dir/'work', u.unit_id).unlink(missing_ok=True)
-    self.forget(fut)
-    self.bar.update()
-    self.bar.set_postfix(failed=self.s.failed, refresh=False)
-    if self.report: self.report(_line(self.s, self.n, u, res))
+    def record(self, fut, res: Any, u: Unit):
+        "Record a finished unit's result, let go of its future, update the bar and report one line."
+        res = _result_of(fut, res, u)
+        _account(self.s, u, res, record_result(self.db, self.s.run_id, u, res, self.results_dir))
+        if res['status'] == 'done': attempts_file(self.results_dir/'work', u.unit_id).unlink(missing_ok=True)
+        self.forget(fut)
+        self.bar.update()
+        self.bar.set_postfix(failed=self.s.failed, refresh=False)
+        if self.report: self.report(_line(self.s, self.n, u, res))
 
 # %% ../../nbs/42_sweeps.engine.ipynb #7a868342
 def _ran_at_every_death(rec: _Recorder, u: Unit, e) -> bool:

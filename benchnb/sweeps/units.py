@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from ..family import Family
 
 # %% auto #0
-__all__ = ['map_on_engine', 'run_test_unit']
+__all__ = ['map_on_engine']
 
 # %% ../../nbs/43_sweeps.units.ipynb #eb3f9004
 def map_on_engine(fn: Callable, items: Sequence, resources: dict|None=None) -> list:
