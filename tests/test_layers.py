@@ -1,10 +1,10 @@
-"""The house is layered (STYLE.md): the shared modules — core, options, the family contract, report, html, runs,
-results, stats, the sweep engine, the results database and the root CLI — import no family, at module level or inside a
-function (they find families through `benchnb.family`'s registries, which `load_families` fills by importing the
-modules each family names); a family imports no other family; and a module imports only modules of lower notebook
-layers: the shared base (notebooks 00–08: core, options, family, report, …), then the engines (4x: sweeps, results
-database), then the families (1x–3x, and any NN outside 0x and 4x), then the root CLI (09); inside the base and the engines a module imports only
-lower notebook numbers (`41_sweeps.plan` → 41), inside a family anything of its own (no cycles: test_import_graph).
+"""The house is layered (STYLE.md). The shared modules — core, options, the family contract, report, html, runs,
+results, stats, the sweep engine, the results database and the root CLI — import no family, at module level or inside
+a function (they find families through `benchnb.family`'s registries, which `load_families` fills by importing the
+modules each family names). A family imports no other family. Modules import downward through the layers: the shared
+base (notebooks 00–08: core, options, family, report, …), the engines (4x: sweeps, results database), the families
+(1x–3x, and any NN outside 0x and 4x), the root CLI (09); inside the base and the engines a module imports only lower
+notebook numbers (`41_sweeps.plan` → 41), inside a family anything of its own (no cycles: test_import_graph).
 Type-only imports under `TYPE_CHECKING` are left out."""
 import ast, json, re
 from pathlib import Path
@@ -91,8 +91,8 @@ def layer(number: float) -> int:
 # 48_resultsdb.compare is numbered after two modules that use it (45a site, 47 resultsdb.cli): a numbering slip, not
 # a layering one (all three are engines). Renumbering it (44a) removes these two entries.
 # Same for 47a_resultsdb.options, used by 45a site and 47 resultsdb.cli.
-NUMBERED_LATE = {('benchnb.resultsdb.site', 'benchnb.resultsdb.compare'), ('benchnb.resultsdb.cli', 'benchnb.resultsdb.compare'),
-                 ('benchnb.resultsdb.site', 'benchnb.resultsdb.options'), ('benchnb.resultsdb.cli', 'benchnb.resultsdb.options')}
+NUMBERED_LATE = {(f'benchnb.resultsdb.{user}', f'benchnb.resultsdb.{used}')
+                 for user in ('site', 'cli') for used in ('compare', 'options')}
 # A real upward import, known: `core.device_name` imports `benchnb.options` inside the function (an alias of
 # `options.parse_device` kept for its callers; test_import_graph sees the core <-> options cycle too). Moving the
 # callers to `options.parse_device` and deleting the alias removes it; then this set must be emptied.

@@ -138,7 +138,7 @@ def readme_text() -> str:
     return '<!-- Generated from nbs/index.ipynb by tools/build_docs.py --readme; edit the notebook, not this file. -->\n\n' + '\n\n'.join(parts) + '\n'
 
 def family_names() -> list[str]:
-    "The families, in the order of their notebooks (`1x_translator.…` before `2x_cells.…`): `NN_family.module` names."
+    "The families, in the order of their notebooks (`1x_translator.…` first): the `NN_family.module` names."
     out = []
     for p in sorted((ROOT/'nbs').glob('*.ipynb')):
         prefix, _, module = p.stem.partition('_')
