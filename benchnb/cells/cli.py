@@ -14,23 +14,14 @@ import typer
 from ..core import DataError, register_family, get_logger, limited_threads, progress_mode
 from ..report import register_report
 from ..runs import check_seed, write_json
+from .inputs import read_h5ad      # read here before; importable from here as before
 
 # %% auto #0
-__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'cost_file', 'scib_cmd', 'list_cmd', 'warmup']
+__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd', 'cost_file',
+           'scib_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
-
-def read_h5ad(path: str|Path):
-    "Read an AnnData file; `DataError` naming the file when it is missing, unreadable or empty."
-    import anndata as ad
-    p = Path(path)
-    if not p.exists(): raise DataError("no such file", file=p)
-    try: a = ad.read_h5ad(p)
-    except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
-    if a.n_obs == 0: raise DataError("the AnnData has no cells", file=p)
-    return a
 
 def _split(s: str|None) -> list[str]: return [x.strip() for x in (s or '').split(',') if x.strip()]
 
@@ -161,8 +152,8 @@ def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str =
     stage(f"reading {adata}")
     seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
     for s in [seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
-    from benchnb.cells.neighbors import check_device
-    check_device(device)
+    from benchnb.cells.neighbors import resolve_device
+    resolve_device(device)
     data, embs = _read_dataset(adata, embedding, knn_method, device)
     stage(_plan_line(data.n_obs, tasks, embs, baseline))
     rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
@@ -247,12 +238,12 @@ def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str 
              skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS,
              parity: str = _S_PARITY, add: Optional[List[str]] = _S_ADD):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
-    from benchnb.cells.neighbors import check_device, check_knn_method
+    from benchnb.cells.neighbors import resolve_device, check_knn_method
     from benchnb.cells.scib import scib, skipped_columns, added_columns
     from benchnb.core import EXIT_FAILURES
     from benchnb.runs import ResourceMeter
     meter, skip, add = ResourceMeter(), _embeddings(skip or []), _embeddings(add or [])
-    check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
+    check_knn_method(knn_method); resolve_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
     added_columns(add, parity)
     with limited_threads(n_jobs):
         table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
@@ -282,20 +273,20 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
 # %% ../../nbs/29_cells.cli.ipynb #4913d4df
 def warmup() -> None:
     "Compile and cache the cells kernels (kNN passes in fp64 and fp32, label sums, LISI, the UMAP graph)."
-    from benchnb.cells.neighbors import _knn_cpu, _knn_label_pass
-    from benchnb.cells.silhouette import _label_distance_sums_cpu
-    from benchnb.cells.lisi import _lisi_rows_numba
-    from benchnb.cells.graph import _smooth_knn_dist, _membership_strengths
+    from benchnb.cells.neighbors import knn_cpu, knn_label_pass
+    from benchnb.cells.silhouette import label_distance_sums_cpu
+    from benchnb.cells.lisi import lisi_rows_numba
+    from benchnb.cells.graph import smooth_knn_dist, membership_strengths
     X, codes = np.random.default_rng(0).standard_normal((64, 4)), np.arange(64, dtype=np.int64) % 3
     for dt in (np.float64, np.float32):
         for rows in (64, 32):                                    # the symmetric pass, the row-block pass
-            _knn_cpu(X, 5, dt, rows, 64); _knn_label_pass(X, 5, codes, 3, dt, rows, 64)
-        _label_distance_sums_cpu(X, codes, 3, dt, 32)
-    nb = _knn_cpu(X, 10, np.float64, 64, 64)
-    _lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
+            knn_cpu(X, 5, dt, rows, 64); knn_label_pass(X, 5, codes, 3, dt, rows, 64)
+        label_distance_sums_cpu(X, codes, 3, dt, 32)
+    nb = knn_cpu(X, 10, np.float64, 64, 64)
+    lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
                      tol=1e-5, max_tries=50, out=np.empty((2, 64)))
     d = np.ascontiguousarray(nb.distances, dtype=np.float32)
-    _membership_strengths(nb.indices, d, *_smooth_knn_dist(d, 10.0, local_connectivity=1.0))
+    membership_strengths(nb.indices, d, *smooth_knn_dist(d, 10.0, local_connectivity=1.0))
 
 # %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
 _FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."

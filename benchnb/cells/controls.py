@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from ..core import DataError
-from .sweep import CELLS_DEMO, _read_cells, run_cells_unit
+from .sweep import CELLS_DEMO, load_dataset, run_cells_unit
 from ..resultsdb.site import register_control, register_data_size, register_metric_groups
 from ..sweeps.plan import register_unit_kind, unit_kinds
 
@@ -38,7 +38,7 @@ def control_embedding(adata, control: str, labels: str, base: str='X_pca', seed:
 def run_cells_control(unit: dict, work_dir: str) -> list[dict]:
     "One cells task on a control embedding (the unit's model names the control)."
     o, seed = unit['options'], 0 if unit['seed'] is None else unit['seed']
-    adata = _read_cells(str(unit['dataset']))
+    adata = load_dataset(str(unit['dataset']))
     x = control_embedding(adata, unit['model'], o['labels'], o['base'], seed)
     key = hashlib.sha256(repr((unit['dataset'], unit['model'], o['labels'], o['base'], seed)).encode()).hexdigest()[:12]
     path = Path(work_dir)/'cells-controls'/key/f"{unit['model']}.npy"

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core import DataError
 from .inputs import encode_labels
-from .neighbors import Neighbors, knn, _FAST, _device, _torch_device, _NUMPY_MAX_CELLS
+from .neighbors import Neighbors, knn, FASTMATH, resolve_device, torch_device, NUMPY_MAX_CELLS
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
 
@@ -46,7 +46,7 @@ def entropy_per_cell(X: Any, batch: Any, k: int=200, nbrs: Neighbors|None=None, 
     return float(np.mean(entropy_per_cell_values(nbrs, batch)))
 
 # %% ../../nbs/20f_cells.lisi.ipynb #f51ff614
-@njit(fastmath=_FAST, cache=_CACHE)
+@njit(fastmath=FASTMATH, cache=_CACHE)
 def _hbeta(d, beta, P):
     """(H, Var_P d) of P ∝ exp(−β d) (P normalised in place; all 0 and H = 0 if every weight vanishes).
     exp in float32, sums in float64."""
@@ -78,7 +78,7 @@ def _calibrate(d, P, target, tol, max_tries):
 
 # %% ../../nbs/20f_cells.lisi.ipynb #9458830f
 @njit(parallel=True, cache=_CACHE)
-def _lisi_rows_numba(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+def lisi_rows_numba(D, I, codes, n_labels, perplexity, tol, max_tries, out):
     """LISI of every row for each label set `codes[s]` (one calibration per cell serves all sets; the cell itself
     dropped). Distances are shifted by the row's smallest: P and H are unchanged, and float32 exp(−βd) cannot
     underflow. Rows go in chunks so that the work buffers are allocated once per chunk, not once per cell."""
@@ -132,7 +132,7 @@ def _calibrate_numpy(d: np.ndarray, keep: np.ndarray, target: float, tol: float,
 
 # %% ../../nbs/20f_cells.lisi.ipynb #d460c1de
 def _lisi_rows_numpy(D, I, codes, n_labels, perplexity, tol, max_tries, out):
-    "`_lisi_rows_numba` in numpy: every row calibrated at once, one Simpson index per label set."
+    "`lisi_rows_numba` in numpy: every row calibrated at once, one Simpson index per label set."
     n, k = D.shape
     keep = I != np.arange(n)[:, None]
     dmin = np.where(keep, D, np.inf).min(1, keepdims=True)
@@ -146,7 +146,7 @@ def _lisi_rows_numpy(D, I, codes, n_labels, perplexity, tol, max_tries, out):
 # %% ../../nbs/20f_cells.lisi.ipynb #88f80357
 def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
     "LISI of every row for each label set into `out`: numpy for small inputs (no compiling), else the numba kernel."
-    kernel = _lisi_rows_numpy if len(D) <= _NUMPY_MAX_CELLS else _lisi_rows_numba
+    kernel = _lisi_rows_numpy if len(D) <= NUMPY_MAX_CELLS else lisi_rows_numba
     kernel(D, I, codes, n_labels=n_labels, perplexity=perplexity, tol=tol, max_tries=max_tries, out=out)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #2f5ef823
@@ -186,7 +186,7 @@ def _lisi_torch(D: np.ndarray, I: np.ndarray, codes: np.ndarray, n_labels: np.nd
                 tol: float, max_tries: int, device: str, block: int=65536) -> np.ndarray:
     "`_lisi_rows` in torch on `device`, by row blocks: one row of LISI values per label set."
     import torch
-    dev = _torch_device(device)
+    dev = torch_device(device)
     Ct, out = torch.as_tensor(codes, device=dev), np.empty((len(codes), len(D)))
     for r0 in range(0, len(D), block):
         Dt, It = torch.as_tensor(D[r0:r0 + block], device=dev), torch.as_tensor(I[r0:r0 + block], device=dev)
@@ -218,7 +218,7 @@ def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, 
     out = np.empty((len(enc), nbrs.n))
     codes, n_cats = np.stack([c for c, _ in enc]), np.array([len(cats) for _, cats in enc])
     D, I = np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices)
-    if (device := _device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_labels=n_cats,
+    if (device := resolve_device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_labels=n_cats,
                                                                perplexity=float(perplexity), tol=tol, max_tries=50,
                                                                device=device)
     else: _lisi_rows(D, I, codes, n_labels=n_cats, perplexity=float(perplexity), tol=tol, max_tries=50, out=out)

@@ -9,7 +9,6 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from fastcore.basics import patch
 from scipy.stats import rankdata
 
 from ..core import DataError, get_logger
@@ -134,24 +133,18 @@ class PerturbationTask(BaseTask):
         a = data.get_input(DataType.ANNDATA)
         self.condition, self.truth = cond, truth[cond]
         self.ctrl = pd.DataFrame(_dense(a.X), columns=a.var_names, index=a.obs_names)
-
-# %% ../../nbs/22_cells.perturbation.ipynb #f2ab3d8f
-@patch
-def _compute_metrics(self: PerturbationTask) -> list[MetricResult]:
-    return perturbation_metrics(self.truth, self.pred, self.ctrl)
-
-# %% ../../nbs/22_cells.perturbation.ipynb #2f5551a1
-@patch
-def set_baseline(self: PerturbationTask, data: CellDataset, condition: str,
-                 baseline_type: str='median') -> pd.DataFrame:
-    "Control median (or mean) per gene, tiled over the control cells, stored as model `baseline_<type>`."
-    if baseline_type not in ('median', 'mean'):
-        raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
-    a = data.get_input(DataType.ANNDATA)
-    v = (np.median if baseline_type == 'median' else np.mean)(_dense(a.X), axis=0)
-    pred = pd.DataFrame(np.tile(v, (a.n_obs, 1)), columns=a.var_names, index=a.obs_names)
-    data.set_output(f"baseline_{baseline_type}", DataType.PERTURBATION_PRED, (condition, pred))
-    return pred
+    def _compute_metrics(self) -> list[MetricResult]:
+        return perturbation_metrics(self.truth, self.pred, self.ctrl)
+    def set_baseline(self, data: CellDataset, condition: str,
+                     baseline_type: str='median') -> pd.DataFrame:
+        "Control median (or mean) per gene, tiled over the control cells, stored as model `baseline_<type>`."
+        if baseline_type not in ('median', 'mean'):
+            raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
+        a = data.get_input(DataType.ANNDATA)
+        v = (np.median if baseline_type == 'median' else np.mean)(_dense(a.X), axis=0)
+        pred = pd.DataFrame(np.tile(v, (a.n_obs, 1)), columns=a.var_names, index=a.obs_names)
+        data.set_output(f"baseline_{baseline_type}", DataType.PERTURBATION_PRED, (condition, pred))
+        return pred
 
 # %% ../../nbs/22_cells.perturbation.ipynb #bc4e7b15
 tasks.register('perturbation', PerturbationTask, tags=['perturbation'], replace=True,
@@ -401,21 +394,16 @@ class PerturbationExpressionPredictionTask(BaseTask):
         self.pred_effect_operation, self.dataset_kw = pred_effect_operation, dataset_kw
     def set_baseline(self, *a, **kw):
         raise NotImplementedError("no baseline for perturbation expression prediction (as upstream)")
-
-# %% ../../nbs/22_cells.perturbation.ipynb #bfa9bb64
-@patch
-def _run_task(self: PerturbationExpressionPredictionTask, data: CellDataset, model: str):
-    a = data.get_input(DataType.ANNDATA)
-    self.inputs = perturbation_inputs(a, self.condition_key, self.control_name, seed=self.random_seed,
-                                      **self.dataset_kw)
-    X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
-    self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)
+    def _run_task(self, data: CellDataset, model: str):
+        a = data.get_input(DataType.ANNDATA)
+        self.inputs = perturbation_inputs(a, self.condition_key, self.control_name, seed=self.random_seed,
+                                          **self.dataset_kw)
+        X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
+        self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)
+    def _compute_metrics(self) -> list[MetricResult]:
+        M = MetricType.SPEARMAN_CORRELATION_CALCULATION
+        return [metric_result(M, compute_metric(M, a=t, b=p), condition=c) for c, (t, p) in self.effects.items()]
 
 # %% ../../nbs/22_cells.perturbation.ipynb #45d407e7
-@patch
-def _compute_metrics(self: PerturbationExpressionPredictionTask) -> list[MetricResult]:
-    M = MetricType.SPEARMAN_CORRELATION_CALCULATION
-    return [metric_result(M, compute_metric(M, a=t, b=p), condition=c) for c, (t, p) in self.effects.items()]
-
 tasks.register(PerturbationExpressionPredictionTask.name, PerturbationExpressionPredictionTask, tags=['perturbation'],
                replace=True, description=PerturbationExpressionPredictionTask.display_name)

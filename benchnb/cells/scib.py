@@ -4,323 +4,38 @@
 
 # %% ../../nbs/20a_cells.scib.ipynb #964f8008
 from __future__ import annotations
-import math, os, time
-from concurrent.futures import ThreadPoolExecutor
+import time
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
-from ..core import DataError, get_logger, progress
-from .metrics import MetricType, register_metric
+from ..core import ConfigError, DataError, get_logger, progress
+from .metrics import register_metric
 from .inputs import as_embedding, encode_labels
-from .neighbors import Neighbors, knn, _device, _torch_device
-from .silhouette import label_distance_sums, silhouette_from_sums, knn_and_silhouette
+from .neighbors import Neighbors, knn, resolve_device
+from .silhouette import knn_and_silhouette, silhouette_samples
 from .lisi import kbet, ilisi_clisi
-from .graph import graph_connectivity, isolated_labels, umap_connectivities
-from .kmeans import kmeans_nmi_ari      # its own module (20b); importable from here as before
-from dataclasses import dataclass
-from functools import partial
-from fastcore.basics import patch
-from ..core import ConfigError
-from .silhouette import silhouette_samples
+from .graph import graph_connectivity, isolated_labels
+from .kmeans import kmeans_nmi_ari
+from .pcr import pcr_comparison
+from .bras import bras
+from .kbet import kbet_per_label
+from .sbee import sbee
+from .morans_i import morans_i_score
 
 log = get_logger('cells.scib')
 
 # %% auto #0
 __all__ = ['log', 'SCIB_SIZES', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS',
-           'SCIB_ALL_COLUMNS', 'SCIB_SWITCHES', 'SCIB_PARITY', 'SCIB_PARITY_DEFAULT', 'SCIB_STEP_COLUMNS', 'pcr',
-           'pcr_comparison', 'cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras',
-           'diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label', 'sbee', 'morans_i',
-           'morans_i_score', 'ScibMetric', 'ScibInput', 'scib_neighbor_sizes', 'scib_lisi_perplexity', 'ScibContext',
-           'scib_inputs', 'scib_columns', 'scib_wanted', 'scib_switches', 'skipped_columns', 'check_parity',
-           'added_columns', 'scib_aggregate', 'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_row',
-           'scib_table', 'scib', 'pre_integrated_pca', 'plot_scib_table']
-
-# %% ../../nbs/20a_cells.scib.ipynb #62e24056
-def _batch_sums(Xc: np.ndarray, codes: np.ndarray, B: int) -> np.ndarray:
-    "`sums[b]` = the sum of the rows of `Xc` in batch b."
-    return np.stack([np.bincount(codes, weights=Xc[:, j], minlength=B) for j in range(Xc.shape[1])], 1)
-
-# %% ../../nbs/20a_cells.scib.ipynb #fc4899a4
-def pcr(X: Any, batch: Any, field: str='embedding', device: str='cpu') -> float:
-    "Share of the embedding's variance explained by batch: trace(between-batch scatter) / trace(total scatter)."
-    X = as_embedding(X, field=field)
-    codes, cats = encode_labels(batch, len(X), 'batch')
-    if (device := _device(device)) != 'cpu': total, between = _pcr_torch(X, codes, len(cats), device)
-    else:
-        Xc = X - X.mean(0)
-        total = float(np.einsum('ij,ij->', Xc, Xc))
-        counts = np.bincount(codes, minlength=len(cats)).astype(float)
-        between = float((counts * ((_batch_sums(Xc, codes, len(cats)) / counts[:, None]) ** 2).sum(1)).sum())
-    if total == 0: raise DataError("the embedding has no variance (all cells identical)", field=field)
-    return between / total
-
-# %% ../../nbs/20a_cells.scib.ipynb #fa2c95b6
-def _pcr_torch(X: np.ndarray, codes: np.ndarray, B: int, device: str) -> tuple[float, float]:
-    "(total scatter, between-batch scatter) in torch on `device`."
-    import torch
-    dev = _torch_device(device)
-    Xt, ct = torch.as_tensor(X, device=dev), torch.as_tensor(codes, device=dev)
-    Xc = Xt - Xt.mean(0)
-    counts = torch.bincount(ct, minlength=B).double()
-    means = Xc.new_zeros((B, X.shape[1])).index_add_(0, ct, Xc) / counts[:, None]
-    return float((Xc * Xc).sum()), float((counts * (means ** 2).sum(1)).sum())
-
-# %% ../../nbs/20a_cells.scib.ipynb #2325a5d6
-def pcr_comparison(X_pre: Any, X_post: Any, batch: Any, scale: bool=True, device: str='cpu') -> float:
-    "scib-metrics `pcr_comparison`: relative drop of the batch-explained variance, clipped at 0."
-    pre, post = pcr(X_pre, batch, 'pre-integrated embedding', device), pcr(X_post, batch, device=device)
-    if not scale: return post - pre
-    if pre == 0:
-        raise DataError("batch explains no variance of the pre-integrated embedding: PCR comparison undefined",
-                        field='pre_integrated')
-    return max((pre - post) / pre, 0.0)
-
-# %% ../../nbs/20a_cells.scib.ipynb #8e2c7789
-def cosine_label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int,
-                               field: str='embedding', device: str='cpu') -> np.ndarray:
-    "`S[i, l]` = Σ_{j in label l} (1 − cos(x_i, x_j)) as n_l − x̂_i · Σ_{j in l} x̂_j (no pairwise distances)."
-    norms = np.linalg.norm(X, axis=1)
-    if (norms == 0).any():
-        raise DataError(f"{int((norms == 0).sum())} all-zero row(s): cosine distance undefined", field=field)
-    if (device := _device(device)) != 'cpu': return _cosine_sums_torch(X, codes, n_labels, device)
-    Xn = X / norms[:, None]
-    C = sp.csr_matrix((np.ones(len(codes)), (codes, np.arange(len(codes)))), shape=(n_labels, len(codes))) @ Xn
-    return np.bincount(codes, minlength=n_labels)[None, :] - Xn @ C.T
-
-# %% ../../nbs/20a_cells.scib.ipynb #d98cd2c1
-def _cosine_sums_torch(X: np.ndarray, codes: np.ndarray, L: int, device: str) -> np.ndarray:
-    "`cosine_label_distance_sums` in torch on `device`: one GEMM with the per-label sums of unit vectors."
-    import torch
-    dev = _torch_device(device)
-    Xt, ct = torch.as_tensor(X, dtype=torch.float64, device=dev), torch.as_tensor(codes, device=dev)
-    Xn = Xt / torch.linalg.norm(Xt, dim=1, keepdim=True)
-    C = Xn.new_zeros((L, X.shape[1])).index_add_(0, ct, Xn)
-    return (torch.bincount(ct, minlength=L).double()[None, :] - Xn @ C.T).cpu().numpy()
-
-# %% ../../nbs/20a_cells.scib.ipynb #18e54405
-def _between_distance(S: np.ndarray, codes: np.ndarray, counts: np.ndarray, own: np.ndarray,
-                      between: str) -> np.ndarray:
-    "b(i): mean distance to all cells of the other labels ('mean_other') or to the furthest other label."
-    n = len(codes)
-    if between == 'mean_other': return (S.sum(1) - own) / (n - counts[codes])
-    other = S / counts
-    other[np.arange(n), codes] = -np.inf
-    return other.max(1)
-
-# %% ../../nbs/20a_cells.scib.ipynb #49576cc9
-def silhouette_between(S: np.ndarray, codes: np.ndarray, between: str='nearest') -> np.ndarray:
-    ("Per-cell silhouette from label distance sums, b(i) from the nearest, the mean of all other, "
-     "or the furthest label.")
-    if between == 'nearest': return silhouette_from_sums(S, codes)
-    if between not in ('mean_other', 'furthest'):
-        raise DataError(f"unknown between-cluster distance {between!r}", field='between', value=between)
-    n = len(codes)
-    counts = np.bincount(codes, minlength=S.shape[1]).astype(float)
-    own = S[np.arange(n), codes]
-    with np.errstate(divide='ignore', invalid='ignore'):
-        a = own / (counts[codes] - 1)
-        b = _between_distance(S, codes, counts, own, between)
-        s = (b - a) / np.maximum(a, b)
-    s[counts[codes] <= 1] = 0.0
-    return np.nan_to_num(s)
-
-# %% ../../nbs/20a_cells.scib.ipynb #e8fbc6b4
-def _distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int, metric: str, device: str='cpu') -> np.ndarray:
-    "Label distance sums, cosine or euclidean."
-    if metric == 'cosine': return cosine_label_distance_sums(X, codes, n_labels, device=device)
-    return label_distance_sums(X, codes, n_labels, device=device)
-
-# %% ../../nbs/20a_cells.scib.ipynb #cdf9fd11
-def bras_per_group(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other',
-                   device: str='cpu') -> pd.Series:
-    "Mean of 1 − |batch silhouette| within each qualifying cell-type group (BRAS defaults: cosine, mean_other)."
-    X = as_embedding(X)
-    lab, lcats = encode_labels(labels, len(X), 'labels')
-    bat, _ = encode_labels(batch, len(X), 'batch')
-    if metric not in ('cosine', 'euclidean'):
-        raise DataError(f"unknown metric {metric!r} (cosine or euclidean)", field='metric', value=metric)
-    if metric == 'cosine' and (zero := np.flatnonzero(~X.any(1))).size:
-        raise DataError(f"{zero.size} all-zero row(s), first row {zero[0]}: BRAS's cosine distance is undefined "
-                        "there", field='embedding', value=int(zero[0]))
-    out = {}
-    for g, name in enumerate(lcats):
-        m = lab == g
-        b, bcats = encode_labels(bat[m])
-        if len(bcats) == 1 or len(bcats) == m.sum(): continue
-        S = _distance_sums(X[m], b, len(bcats), metric, device)
-        out[name] = float(np.mean(1 - np.abs(silhouette_between(S, b, between))))
-    return pd.Series(out, name='bras', dtype=np.float64)
-
-# %% ../../nbs/20a_cells.scib.ipynb #07fec49b
-def bras(X: Any, labels: Any, batch: Any, metric: str='cosine', between: str='mean_other',
-         device: str='cpu') -> float:
-    "BRAS (scib-metrics `bras`): unweighted mean over cell-type groups of mean(1 − |s_batch(i)|)."
-    per = bras_per_group(X, labels, batch, metric, between, device)
-    if per.empty:
-        raise DataError("no cell-type group has at least 2 batches (and fewer batches than cells): BRAS undefined",
-                        field='batch')
-    return float(per.mean())
-
-# %% ../../nbs/20a_cells.scib.ipynb #9a725657
-def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:
-    ("Diffusion map of a connectivity graph (scanpy / scib-metrics): top eigenvectors of the transitions, "
-     "scaled λ/(1 − λ).")
-    from scipy.sparse.linalg import eigsh
-    conn = sp.csr_matrix(conn)
-    q = np.asarray(conn.sum(0)).ravel()                             # in the graph's dtype (float32), as the reference
-    K = sp.diags(1 / q) @ conn @ sp.diags(1 / q)                    # density normalisation (Coifman et al. 2005)
-    z = np.sqrt(np.asarray(K.sum(0)).ravel())
-    T = sp.diags(1 / z) @ K @ sp.diags(1 / z)
-    v0 = np.random.default_rng(0).uniform(-1, 1, T.shape[0])     # ARPACK's start: fixed, so reruns give the same signs
-    evals, evecs = eigsh(T.astype(np.float64), k=min(T.shape[0] - 1, n_comps), which='LM', v0=v0)
-    evals = evals.astype(np.float32)[::-1] + np.float32(1e-8)
-    evecs = evecs.astype(np.float32)[:, ::-1]
-    return evecs * np.array([e if e == 1 else e / (1 - e) for e in evals], dtype=np.float32)
-
-# %% ../../nbs/20a_cells.scib.ipynb #80aa79fc
-def diffusion_knn(emb: np.ndarray, k: int, device: str='cpu') -> Neighbors:
-    "The k + 1 nearest cells (self first) of a diffusion-map embedding, exact; a short list padded as pynndescent."
-    m = len(emb)
-    nb = knn(emb, min(k + 1, m), device=device)
-    if k + 1 <= m: return nb
-    pad = np.full((m, k + 1 - m), m - 1)                            # pynndescent's −1 → the last cell (see above)
-    return Neighbors(np.hstack([nb.indices, pad]), np.hstack([nb.distances, np.zeros(pad.shape)]))
-
-# %% ../../nbs/20a_cells.scib.ipynb #c235305c
-def diffusion_neighbors(conn: sp.spmatrix, k: int, n_comps: int=100, device: str='cpu') -> Neighbors:
-    "The k + 1 nearest cells (self first) in the diffusion-map embedding of `conn`, exact search."
-    return diffusion_knn(diffusion_embedding(conn, n_comps), k, device)
-
-# %% ../../nbs/20a_cells.scib.ipynb #d826b612
-def _kbet_k0(bat: np.ndarray) -> int:
-    "min(70, max(10, ⌊mean cells per batch / 4⌋)), and k₀ · m below 2³¹ as scib-metrics checks."
-    k0 = int(min(70, max(10, math.floor(np.mean(np.unique(bat, return_counts=True)[1]) / 4))))
-    return min(k0, (2 ** 31 - 1) // len(bat))
-
-# %% ../../nbs/20a_cells.scib.ipynb #f975d822
-def _kbet_plan(conn: sp.csr_matrix, bat: np.ndarray, n_comps: int) -> tuple[float, tuple|None, int]:
-    "(score or None, work or None, n_comps left) for one label's subgraph `conn` and batch codes `bat`."
-    m = len(bat)
-    if m < 10 or len(np.unique(bat)) == 1: return np.nan, None, n_comps
-    k0 = _kbet_k0(bat)
-    n_comp, comp = connected_components(conn, connection='strong')
-    keep = np.arange(m)
-    if n_comp > 1:
-        keep = np.flatnonzero(np.bincount(comp)[comp] >= 3 * k0)
-        if len(keep) / m < 0.75: return 0.0, None, n_comps
-        conn = conn[keep][:, keep]
-    n_comps = min(n_comps, len(keep) - 1)                          # sticky, as scib-metrics' loop variable
-    return None, (conn, bat[keep], k0, n_comps), n_comps
-
-# %% ../../nbs/20a_cells.scib.ipynb #889c4916
-def _diffusion_map_or_none(work: tuple) -> np.ndarray|None:
-    "The diffusion-map embedding of a `_kbet_plan` work item, None if the eigendecomposition fails."
-    try: return diffusion_embedding(work[0], work[3])
-    except ValueError: return None
-
-# %% ../../nbs/20a_cells.scib.ipynb #a94592a2
-def _diffusion_maps(works: list[tuple]) -> list:
-    "`_diffusion_map_or_none` of every work item, in threads (one per core), one BLAS thread each."
-    from threadpoolctl import threadpool_limits
-    with threadpool_limits(1), ThreadPoolExecutor(max(1, min(len(works), os.cpu_count() or 1))) as ex:
-        return list(ex.map(_diffusion_map_or_none, works))
-
-# %% ../../nbs/20a_cells.scib.ipynb #c9591e38
-def _kbet_score(emb: np.ndarray|None, work: tuple, alpha: float, device: str) -> float:
-    "kBET acceptance of one label on the k₀ + 1 nearest cells of its diffusion map (0 if there is none)."
-    if emb is None: return 0.0
-    return kbet(diffusion_knn(emb, work[2], device), work[1], alpha)[0]
-
-# %% ../../nbs/20a_cells.scib.ipynb #92df1a0f
-def kbet_per_label(nbrs: Neighbors, batch: Any, labels: Any, alpha: float=0.05, diffusion_n_comps: int=100,
-                   return_df: bool=False, device: str='cpu') -> float | tuple[float, pd.DataFrame]:
-    "scIB's KBET (scib-metrics `kbet_per_label`): mean over labels of the kBET acceptance on diffusion neighbours."
-    bat, _ = encode_labels(batch, nbrs.n, 'batch')
-    lab, cats = encode_labels(labels, nbrs.n, 'labels')
-    conn = sp.csr_matrix(umap_connectivities(nbrs))
-    plans, n_comps = [], diffusion_n_comps
-    for g in range(len(cats)):
-        m = np.flatnonzero(lab == g)
-        sub = conn[m][:, m]
-        sub.sort_indices()
-        s, work, n_comps = _kbet_plan(sub, bat[m], n_comps)
-        plans.append((s, work))
-    maps = iter(_diffusion_maps([w for _, w in plans if w is not None]))
-    scores = [s if w is None else _kbet_score(next(maps), w, alpha, device) for s, w in plans]
-    df = pd.DataFrame({'cluster': cats, 'kBET': scores})
-    score = float(np.nanmean(scores)) if np.isfinite(scores).any() else np.nan
-    return (score, df) if return_df else score
-
-# %% ../../nbs/20a_cells.scib.ipynb #bd875e4a
-def _sbee_js(local: np.ndarray, glob: np.ndarray, eps: float=1e-10) -> np.ndarray:
-    "Per-row Jensen–Shannon distance (base 2) of two count tables, clipped at `eps` and normalised (scipy's)."
-    from scipy.special import rel_entr
-    p, q = np.clip(local, eps, None), np.clip(glob, eps, None)
-    p, q = p / p.sum(1, keepdims=True), q / q.sum(1, keepdims=True)
-    m = (p + q) / 2
-    return np.sqrt((rel_entr(p, m).sum(1) + rel_entr(q, m).sum(1)) / np.log(2) / 2)
-
-# %% ../../nbs/20a_cells.scib.ipynb #ec3c138a
-def _sbee_counts(nbrs: Neighbors, lab: np.ndarray, bat: np.ndarray, B: int) -> tuple[np.ndarray, np.ndarray]:
-    "(local, global) batch counts per cell: same-type cells among its first min(k, |type|) neighbours; its whole type."
-    n, k, nb = len(lab), nbrs.k, nbrs.indices
-    glob = np.zeros((lab.max() + 1, B)); np.add.at(glob, (lab, bat), 1)
-    k_adj = np.minimum(k, glob.sum(1)[lab])
-    keep = (np.arange(k)[None, :] < k_adj[:, None]) & (lab[nb] == lab[:, None])
-    local = np.zeros((n, B)); np.add.at(local, (np.repeat(np.arange(n), k)[keep.ravel()], bat[nb][keep]), 1)
-    return local, glob[lab]
-
-# %% ../../nbs/20a_cells.scib.ipynb #facfa7ef
-def _median_distances(A: np.ndarray, B: np.ndarray, self_too: bool, block: int=2 ** 24) -> np.ndarray:
-    "Per row of `A`: the median euclidean distance to the rows of `B` (`A` is `B` and row i's own skipped if `self_too`)."
-    from scipy.spatial.distance import cdist
-    out, step = np.empty(len(A)), max(1, block // max(len(B), 1))
-    for r0 in range(0, len(A), step):                   # never more than `block` distances at once
-        D = cdist(A[r0:r0 + step], B)
-        if self_too: D[np.arange(len(D)), r0 + np.arange(len(D))] = np.nan
-        out[r0:r0 + step] = np.nanmedian(D, 1) if self_too else np.median(D, 1)
-    return out
-
-def _sbee_ratio(X: np.ndarray, lab: np.ndarray, bat: np.ndarray) -> np.ndarray:
-    "Per cell: median distance within its (type, batch) over the median to its type's other batches (NaN: undefined)."
-    intra, inter = np.zeros(len(lab)), np.zeros(len(lab))
-    for t, b in np.unique(np.stack([lab, bat], 1), axis=0):
-        g, o = np.flatnonzero((lab == t) & (bat == b)), np.flatnonzero((lab == t) & (bat != b))
-        if len(g) > 1: intra[g] = _median_distances(X[g], X[g], True)
-        inter[g] = _median_distances(X[g], X[o], False) if len(o) else intra[g]
-    with np.errstate(divide='ignore', invalid='ignore'):
-        return np.where((intra == 0) | (inter == 0), np.nan, intra / inter)
-
-# %% ../../nbs/20a_cells.scib.ipynb #39403cae
-def sbee(nbrs: Neighbors, X: Any, batch: Any, labels: Any, sensitivity: float=0.15) -> float:
-    "sBEE (scib-metrics 0.6 `sbee`): macro-averaged harmonic mean of neighbourhood-composition and distance scores."
-    X = as_embedding(X, nbrs.n)
-    lab, _ = encode_labels(labels, nbrs.n, 'labels'); bat, bcats = encode_labels(batch, nbrs.n, 'batch')
-    js = 1 - _sbee_js(*_sbee_counts(nbrs, lab, bat, len(bcats)))
-    rs = np.exp(-np.abs(1 - np.minimum(_sbee_ratio(X, lab, bat), 1)) / sensitivity)
-    with np.errstate(invalid='ignore'): per = np.where(js + rs > 0, 2 * js * rs / (js + rs), 0.0)
-    by = pd.DataFrame({'t': lab, 'b': bat, 's': per}).groupby(['t', 'b'])['s'].mean()
-    return float(by.groupby(level='t').mean().mean())
-
-# %% ../../nbs/20a_cells.scib.ipynb #ae97e8b6
-def morans_i(conn: Any, values: Any) -> np.ndarray:
-    "Moran's I of each column of `values` (cells × genes) on the weighted graph `conn` (scanpy's `morans_i`)."
-    W, Z = sp.csr_matrix(conn, dtype=np.float64), np.asarray(values, dtype=np.float64)
-    Z = Z - Z.mean(0)
-    with np.errstate(divide='ignore', invalid='ignore'):
-        return len(Z) / W.sum() * (Z * (W @ Z)).sum(0) / (Z * Z).sum(0)
-
-# %% ../../nbs/20a_cells.scib.ipynb #2e0147d6
-def morans_i_score(nbrs: Neighbors, expression: Any, field: str='expression') -> float:
-    "scib 1.2 `morans_i` (compare_pre=False): mean over non-constant genes of max(Moran's I, 0) on the 15-NN graph."
-    E = as_embedding(expression, nbrs.n, field=field)
-    keep = E.std(0) > 1e-8
-    if not keep.any(): raise DataError("every gene is constant: Moran's I undefined", field=field)
-    return float(np.maximum(morans_i(umap_connectivities(nbrs.head(min(15, nbrs.k))), E[:, keep]), 0).mean())
+           'SCIB_ALL_COLUMNS', 'SCIB_SWITCHES', 'SCIB_PARITY', 'SCIB_PARITY_DEFAULT', 'SCIB_STEP_COLUMNS', 'ScibMetric',
+           'ScibInput', 'scib_neighbor_sizes', 'scib_lisi_perplexity', 'ScibContext', 'scib_inputs', 'scib_columns',
+           'scib_wanted', 'scib_switches', 'skipped_columns', 'check_parity', 'added_columns', 'scib_aggregate',
+           'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_row', 'scib_table', 'scib',
+           'pre_integrated_pca']
 
 # %% ../../nbs/20a_cells.scib.ipynb #8b61cc74
 _GROUPS, _SIZES = ('Bio conservation', 'Batch correction', 'extra'), ('lisi', 'kbet', 'graph')
@@ -331,14 +46,18 @@ class ScibMetric:
     column: str                      # the Benchmarker's column (display name)
     field: str|None                  # the scib-metrics BioConservation/BatchCorrection field that switches it off
     group: str                       # 'Bio conservation', 'Batch correction', or 'extra' (reported by --extras only)
-    metric_type: MetricType|None     # its name in results (`MetricType`); None: it has none
+    metric_type: str|None            # its name in results and in the cells metric registry; None: it has none
     compute: Callable                # f(context, neighbours or None) -> float; `ScibContext.value` calls it
     neighbours: str|None = None      # the k-NN prefix it reads: 'lisi' (90), 'kbet' (50) or 'graph' (15)
     shared: tuple[str, ...] = ()     # the shared inputs it reads (keys of `SCIB_INPUTS`)
     timed: bool = True               # a timed step of its own (False: it only reads a shared input)
-    extras_at: int|None = None       # its place in the `--extras` results (None: not reported there)
+    extras: bool = False             # reported by `cells run --extras` (in table order)
     default: bool = True             # in the Benchmarker's default table (False: computed when asked for, `add`)
     since: str = '0.5'               # the first scib-metrics parity (`SCIB_PARITY`) that has it
+    kernel: Callable|None = None     # the registered metric `f(**required)` (None: registered by `cells.metrics`)
+    required: tuple[str, ...] = ()   # the kernel's required keyword arguments
+    description: str = ''            # its line in `benchnb cells list metrics`
+    tags: tuple[str, ...] = ('integration', 'scib')   # its registry tags
     def __post_init__(self):
         for name, v, ok in (('group', self.group, _GROUPS), ('neighbours', self.neighbours, (None, *_SIZES))):
             if v not in ok: raise ConfigError(f"scIB metric {self.column!r}: unknown {name} {v!r}", field=name, value=v)
@@ -386,7 +105,7 @@ def _neighbours_and_silhouette(X: np.ndarray, labels, nbrs: Neighbors|None, k: i
                                fuse: bool) -> tuple[Neighbors, np.ndarray|None]:
     "(the k-NN, the per-cell label silhouette or None): both from one pass for an exact CPU search when `fuse`."
     if nbrs is not None: return nbrs.head(min(k, nbrs.k)), None
-    if fuse and knn_method == 'exact' and _device(device) == 'cpu': return knn_and_silhouette(X, k, labels)
+    if fuse and knn_method == 'exact' and resolve_device(device) == 'cpu': return knn_and_silhouette(X, k, labels)
     return knn(X, k, method=knn_method, device=device), None
 
 # %% ../../nbs/20a_cells.scib.ipynb #007fd606
@@ -405,27 +124,18 @@ class ScibContext:
             inp = SCIB_INPUTS[name]
             self._got[name] = self.timed(inp.step, partial(inp.compute, self))
         return self._got[name]
-
-# %% ../../nbs/20a_cells.scib.ipynb #29e6cb3c
-@patch
-def prepare(self: ScibContext) -> ScibContext:
-    "Compute the shared inputs the metrics want, in `SCIB_INPUTS` order; `self`."
-    for name in self.wants: self[name]
-    return self
-
-# %% ../../nbs/20a_cells.scib.ipynb #a57975fc
-@patch
-def head(self: ScibContext, size: str) -> Neighbors:
-    "The first `sizes[size]` neighbours ('lisi' 90, 'kbet' 50, 'graph' 15) of the shared k-NN, at most all of them."
-    nb = self['knn']
-    return nb.head(min(self.sizes[size], nb.k))
-
-# %% ../../nbs/20a_cells.scib.ipynb #2a657751
-@patch
-def value(self: ScibContext, m: ScibMetric) -> float:
-    "Row `m` of the table on this embedding; a timed step named by its column if `m.timed`."
-    f = partial(m.compute, self, None if m.neighbours is None else self.head(m.neighbours))
-    return float(self.timed(m.column, f) if m.timed else f())
+    def prepare(self) -> ScibContext:
+        "Compute the shared inputs the metrics want, in `SCIB_INPUTS` order; `self`."
+        for name in self.wants: self[name]
+        return self
+    def head(self, size: str) -> Neighbors:
+        "The first `sizes[size]` neighbours ('lisi' 90, 'kbet' 50, 'graph' 15) of the shared k-NN, at most all of them."
+        nb = self['knn']
+        return nb.head(min(self.sizes[size], nb.k))
+    def value(self, m: ScibMetric) -> float:
+        "Row `m` of the table on this embedding; a timed step named by its column if `m.timed`."
+        f = partial(m.compute, self, None if m.neighbours is None else self.head(m.neighbours))
+        return float(self.timed(m.column, f) if m.timed else f())
 
 # %% ../../nbs/20a_cells.scib.ipynb #d6b70bcf
 def _knn_input(c: ScibContext) -> Neighbors:
@@ -473,24 +183,37 @@ def _sbee(c: ScibContext, nb: Neighbors) -> float: return sbee(nb, c.X, c.batch,
 def _shared(name: str, key) -> Callable: return lambda c, nb=None: c[name][key]      # one value of a shared input
 
 # %% ../../nbs/20a_cells.scib.ipynb #f8853b33
-_BIO, _BAT, _M = 'Bio conservation', 'Batch correction', MetricType
+_BIO, _BAT = 'Bio conservation', 'Batch correction'
+def _kmeans(key: str) -> Callable: return lambda **kw: kmeans_nmi_ari(**kw)[key]
+_CLU = ('clustering', 'scib')
 SCIB_METRICS = (
-    ScibMetric('Isolated labels', 'isolated_labels', _BIO, _M.ISOLATED_LABELS, _isolated_labels, shared=('sil',),
-               extras_at=6),
-    ScibMetric('KMeans NMI', 'nmi_ari_cluster_labels_kmeans', _BIO, _M.KMEANS_NMI, _shared('kmeans', 'nmi'),
-               shared=('kmeans',), timed=False, extras_at=7),
-    ScibMetric('KMeans ARI', 'nmi_ari_cluster_labels_kmeans', _BIO, _M.KMEANS_ARI, _shared('kmeans', 'ari'),
-               shared=('kmeans',), timed=False, extras_at=8),
+    ScibMetric('Isolated labels', 'isolated_labels', _BIO, 'isolated_labels', _isolated_labels, shared=('sil',),
+               extras=True),
+    ScibMetric('KMeans NMI', 'nmi_ari_cluster_labels_kmeans', _BIO, 'kmeans_nmi', _shared('kmeans', 'nmi'),
+               shared=('kmeans',), timed=False, extras=True, kernel=_kmeans('nmi'), required=('X', 'labels'),
+               description='NMI of k-means (k = #labels) vs labels', tags=_CLU),
+    ScibMetric('KMeans ARI', 'nmi_ari_cluster_labels_kmeans', _BIO, 'kmeans_ari', _shared('kmeans', 'ari'),
+               shared=('kmeans',), timed=False, extras=True, kernel=_kmeans('ari'), required=('X', 'labels'),
+               description='ARI of k-means (k = #labels) vs labels', tags=_CLU),
     ScibMetric('Silhouette label', 'silhouette_label', _BIO, None, _silhouette_label, shared=('sil',), timed=False),
-    ScibMetric('cLISI', 'clisi_knn', _BIO, _M.CLISI, _shared('lisi', 1), 'lisi', ('lisi',), timed=False, extras_at=1),
-    ScibMetric('BRAS', 'bras', _BAT, _M.BRAS, _bras, extras_at=3),
-    ScibMetric('iLISI', 'ilisi_knn', _BAT, _M.ILISI, _shared('lisi', 0), 'lisi', ('lisi',), timed=False, extras_at=0),
-    ScibMetric('KBET', 'kbet_per_label', _BAT, _M.KBET_PER_LABEL, _kbet_per_label, 'kbet', extras_at=2),
-    ScibMetric('Graph connectivity', 'graph_connectivity', _BAT, _M.GRAPH_CONNECTIVITY, _graph_connectivity, 'graph',
-               extras_at=5),
-    ScibMetric('PCR comparison', 'pcr_comparison', _BAT, _M.PCR_COMPARISON, _pcr_comparison),
-    ScibMetric('sBEE', 'sbee', _BAT, _M.SBEE, _sbee, 'lisi', default=False, since='0.6'),
-    ScibMetric('kBET global', None, 'extra', _M.KBET_GLOBAL, _kbet_global, 'kbet', extras_at=4))
+    ScibMetric('cLISI', 'clisi_knn', _BIO, 'clisi', _shared('lisi', 1), 'lisi', ('lisi',), timed=False, extras=True),
+    ScibMetric('BRAS', 'bras', _BAT, 'bras', _bras, extras=True, kernel=bras, required=('X', 'labels', 'batch'),
+               description='batch-removal-adapted silhouette (cosine, mean over other batches)'),
+    ScibMetric('iLISI', 'ilisi_knn', _BAT, 'ilisi', _shared('lisi', 0), 'lisi', ('lisi',), timed=False, extras=True),
+    ScibMetric('KBET', 'kbet_per_label', _BAT, 'kbet_per_label', _kbet_per_label, 'kbet', extras=True,
+               kernel=kbet_per_label, required=('nbrs', 'batch', 'labels'),
+               description="scIB's KBET: kBET per cell-type label on diffusion neighbours"),
+    ScibMetric('Graph connectivity', 'graph_connectivity', _BAT, 'graph_connectivity', _graph_connectivity, 'graph',
+               extras=True),
+    ScibMetric('PCR comparison', 'pcr_comparison', _BAT, 'pcr_comparison', _pcr_comparison, kernel=pcr_comparison,
+               required=('X_pre', 'X_post', 'batch'), description='relative drop of batch-explained variance (PCR)'),
+    ScibMetric('sBEE', 'sbee', _BAT, 'sbee', _sbee, 'lisi', default=False, since='0.6', kernel=sbee,
+               required=('nbrs', 'X', 'batch', 'labels'),
+               description='sBEE: neighbourhood batch composition and distance ratio (scib-metrics 0.6)'),
+    ScibMetric('kBET global', None, 'extra', 'kbet_global', _kbet_global, 'kbet', extras=True),
+    ScibMetric("Moran's I", None, 'extra', 'morans_i', None, kernel=morans_i_score, required=('nbrs', 'expression'),
+               description="Moran's I of the given genes on the 15-NN graph, mean of max(I, 0) (scib 1.2)",
+               tags=('scib',)))
 
 # %% ../../nbs/20a_cells.scib.ipynb #b8cde412
 def scib_columns(group: str, metrics: Sequence[ScibMetric]=SCIB_METRICS, optional: bool=False) -> list[str]:
@@ -701,83 +424,6 @@ def _pre_integrated(adata, key: str|None, needed: bool=True) -> np.ndarray:
     if key: return adata.obsm[key]
     return pre_integrated_pca(adata) if needed else np.zeros((adata.n_obs, 1))
 
-# %% ../../nbs/20a_cells.scib.ipynb #db7314e2
-def _draw_bar(ax, x: float, y: float, val: float, txt: str):
-    "An aggregate's cell: a bar as long (and as dark) as the value, the value written at its left."
-    import matplotlib
-    v = 0 if np.isnan(val) else val
-    ax.barh(y, 0.9 * v, left=x - 0.45, height=0.6, color=matplotlib.colormaps['YlGnBu'](0.3 + 0.6 * v))
-    ax.text(x - 0.4, y, txt, va='center', ha='left', fontsize=8)
-
-# %% ../../nbs/20a_cells.scib.ipynb #dded4840
-def _draw_circle(ax, x: float, y: float, val: float, txt: str, lo: float, hi: float):
-    "A metric's cell: a circle coloured by where the value lies in [lo, hi], the value inside."
-    import matplotlib
-    f = 0.5 if hi == lo or np.isnan(val) else 0.15 + 0.7 * (val - lo) / (hi - lo)
-    ax.scatter(x, y, s=700, color=matplotlib.colormaps['PRGn'](f))
-    ax.text(x, y, txt, ha='center', va='center', fontsize=7)
-
-# %% ../../nbs/20a_cells.scib.ipynb #dc0366c6
-def _draw_column(ax, x: float, c: str, v: np.ndarray, n: int):
-    "Column `c` with values `v` (best Total first) at `x`: circles, or bars for an aggregate, under its header."
-    lo, hi = np.nanmin(v), np.nanmax(v)
-    for i, val in enumerate(v):
-        y = n - 1 - i
-        txt = 'nan' if np.isnan(val) else f"{val:.2f}"
-        if c in SCIB_AGGREGATES: _draw_bar(ax, x, y, val, txt)
-        else: _draw_circle(ax, x, y, val, txt, lo, hi)
-    ax.text(x, n - 0.2, c.replace(' ', '\n', 1), ha='center', va='bottom', fontsize=8, weight='bold')
-
-# %% ../../nbs/20a_cells.scib.ipynb #aaf19fca
-def _draw_groups(ax, cols: Sequence[str], n: int):
-    "'Bio conservation', 'Batch correction' and 'Aggregate score' over their columns (at x = 2, 3, …), underlined."
-    groups = {g: scib_columns(g, optional=True) for g in (_BIO, _BAT)}
-    for g, members in {**groups, 'Aggregate score': SCIB_AGGREGATES}.items():
-        xs = [j + 2 for j, c in enumerate(cols) if c in members]
-        if not xs: continue
-        ax.text((xs[0] + xs[-1]) / 2, n + 0.55, g, ha='center', fontsize=9, style='italic')
-        ax.plot([xs[0] - 0.4, xs[-1] + 0.4], [n + 0.45] * 2, color='k', lw=0.8)
-
-# %% ../../nbs/20a_cells.scib.ipynb #71771836
-def _draw_frame(ax, names: Sequence, cols: Sequence[str], n: int):
-    "Embedding `names` down the left (first on top), the group headers, axis limits; no axes drawn."
-    for i, name in enumerate(names):
-        ax.text(0, n - 1 - i, str(name), va='center', ha='left', weight='bold', fontsize=9)
-    _draw_groups(ax, cols, n)
-    ax.set_xlim(-0.2, len(cols) + 2)
-    ax.set_ylim(-0.7, n + 0.9)
-    ax.axis('off')
-
-# %% ../../nbs/20a_cells.scib.ipynb #895d41ea
-def plot_scib_table(table: pd.DataFrame, path=None):
-    "scIB-style results table: circles per metric, bars for the aggregates, embeddings sorted by Total."
-    import matplotlib.pyplot as plt
-    cols = [c for c in SCIB_ALL_COLUMNS if c in table]
-    df = table[cols].astype(float).sort_values(cols[-1], ascending=False)     # Total, or the one aggregate
-    n = len(df)
-    fig, ax = plt.subplots(figsize=(1.1 * len(cols) + 2.5, 1.2 + 0.55 * n))
-    for j, c in enumerate(cols): _draw_column(ax, j + 2, c, df[c].to_numpy(), n)
-    _draw_frame(ax, df.index, cols, n)
-    fig.tight_layout()
-    if path is not None:
-        fig.savefig(path, dpi=150, bbox_inches='tight')
-        plt.close(fig)
-    return fig
-
 # %% ../../nbs/20a_cells.scib.ipynb #d8c2a095
-_M = MetricType
-_INT, _CLU = {'integration', 'scib'}, {'clustering', 'scib'}
-register_metric(_M.KBET_PER_LABEL, kbet_per_label, {'nbrs', 'batch', 'labels'}, {'alpha': 0.05},
-                "scIB's KBET: kBET per cell-type label on diffusion neighbours", _INT)
-register_metric(_M.BRAS, bras, {'X', 'labels', 'batch'}, {},
-                'batch-removal-adapted silhouette (cosine, mean over other batches)', _INT)
-register_metric(_M.KMEANS_NMI, lambda **kw: kmeans_nmi_ari(**kw)['nmi'], {'X', 'labels'}, {},
-                'NMI of k-means (k = #labels) vs labels', _CLU)
-register_metric(_M.KMEANS_ARI, lambda **kw: kmeans_nmi_ari(**kw)['ari'], {'X', 'labels'}, {},
-                'ARI of k-means (k = #labels) vs labels', _CLU)
-register_metric(_M.PCR_COMPARISON, pcr_comparison, {'X_pre', 'X_post', 'batch'}, {},
-                'relative drop of batch-explained variance (PCR)', _INT)
-register_metric(_M.SBEE, sbee, {'nbrs', 'X', 'batch', 'labels'}, {},
-                'sBEE: neighbourhood batch composition and distance ratio (scib-metrics 0.6)', _INT)
-register_metric(_M.MORANS_I, morans_i_score, {'nbrs', 'expression'}, {},
-                "Moran's I of the given genes on the 15-NN graph, mean of max(I, 0) (scib 1.2)", {'scib'});
+for _m in SCIB_METRICS:
+    if _m.kernel is not None: register_metric(_m.metric_type, _m.kernel, _m.required, {}, _m.description, _m.tags)

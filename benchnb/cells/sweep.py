@@ -13,17 +13,17 @@ from ..core import DataError
 from ..sweeps.plan import register_unit_kind
 
 # %% auto #0
-__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
+__all__ = ['CELLS_DEMO', 'load_dataset', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
 
 # %% ../../nbs/27_cells.sweep.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'
 
 @functools.lru_cache(maxsize=2)
-def _read_cells(dataset: str):
+def load_dataset(dataset: str):
     if dataset == CELLS_DEMO:
         import scanpy as sc
         return sc.datasets.pbmc68k_reduced()
-    from benchnb.cells.cli import read_h5ad
+    from benchnb.cells.inputs import read_h5ad
     return read_h5ad(dataset)
 
 # %% ../../nbs/27_cells.sweep.ipynb #88d942a2
@@ -54,7 +54,7 @@ def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     from benchnb.cells.tasks import CellDataset, evaluate
     _cells_tasks()                                  # every task registered, also on a fresh worker
     o = unit['options']
-    adata = _read_cells(str(unit['dataset'])).copy()
+    adata = load_dataset(str(unit['dataset'])).copy()
     key = cells_embedding(adata, unit['model'])
     data = CellDataset(adata, str(unit['dataset']), knn_method=o['knn'])
     seed = 42 if unit['seed'] is None else unit['seed']
@@ -89,7 +89,7 @@ def _h5ad_path(dataset: str) -> Path|None:
 def obs_columns(dataset: str) -> tuple[str, ...]:
     "The obs column names of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
     p = _h5ad_path(dataset)
-    if p is None: return tuple(_read_cells(CELLS_DEMO).obs.columns)
+    if p is None: return tuple(load_dataset(CELLS_DEMO).obs.columns)
     try: return _obs_columns_at(str(p), p.stat().st_mtime_ns)
     except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
 
@@ -105,7 +105,7 @@ def _obsm_keys_at(path: str, mtime_ns: int) -> tuple[str, ...]:
 def obsm_keys(dataset: str) -> tuple[str, ...]:
     "The obsm keys of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
     p = _h5ad_path(dataset)
-    if p is None: return tuple(_read_cells(CELLS_DEMO).obsm)
+    if p is None: return tuple(load_dataset(CELLS_DEMO).obsm)
     try: return _obsm_keys_at(str(p), p.stat().st_mtime_ns)
     except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
 
