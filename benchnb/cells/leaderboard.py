@@ -117,13 +117,13 @@ register_leaderboard('cells', cells_leaderboard, description="models × metrics 
 def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
     "Cells results JSON (one per seed) on 300 cells of pbmc68k_reduced: X_pca, X_umap, random."
     import scanpy as sc
-    from benchnb.cells.tasks import CellDataset, evaluate
+    from benchnb.cells.tasks import CellDataset, EvalOptions, evaluate
     a = sc.datasets.pbmc68k_reduced()[:300].copy()
     a.obsm['random'] = np.random.default_rng(0).normal(size=(a.n_obs, 10))
     paths = []
     for s in seeds:
-        rows = evaluate(CellDataset(a, 'pbmc68k_reduced'), ['X_pca', 'X_umap', 'random'], 'bulk_labels', None,
-                        ['clustering', 'embedding'], seed=s)
+        rows = evaluate(CellDataset(a, 'pbmc68k_reduced'), ['X_pca', 'X_umap', 'random'],
+                        EvalOptions(labels='bulk_labels', tasks=['clustering', 'embedding'], seed=s))
         p = out/'cells'/f"pbmc68k_reduced.seed{s}.json"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps([{**r, 'seed': s} for r in rows]))

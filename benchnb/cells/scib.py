@@ -5,7 +5,7 @@
 # %% ../../nbs/20a_cells.scib.ipynb #964f8008
 from __future__ import annotations
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -16,6 +16,7 @@ import scipy.sparse as sp
 from ..core import ConfigError, DataError, get_logger, progress
 from .metrics import register_metric
 from .inputs import as_embedding, encode_labels
+from .options import ScibOptions
 from .neighbors import Neighbors, knn, resolve_device
 from .silhouette import knn_and_silhouette, silhouette_samples
 from .lisi import kbet, ilisi_clisi
@@ -34,7 +35,7 @@ __all__ = ['log', 'SCIB_SIZES', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB
            'SCIB_ALL_COLUMNS', 'SCIB_SWITCHES', 'SCIB_PARITY', 'SCIB_PARITY_DEFAULT', 'SCIB_STEP_COLUMNS', 'ScibMetric',
            'ScibInput', 'scib_neighbor_sizes', 'scib_lisi_perplexity', 'ScibContext', 'scib_inputs', 'scib_columns',
            'scib_wanted', 'scib_switches', 'skipped_columns', 'check_parity', 'added_columns', 'scib_aggregate',
-           'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_row', 'scib_table', 'scib',
+           'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_options', 'scib_row', 'scib_table', 'scib',
            'pre_integrated_pca']
 
 # %% ../../nbs/20a_cells.scib.ipynb #8b61cc74
@@ -109,15 +110,22 @@ def _neighbours_and_silhouette(X: np.ndarray, labels, nbrs: Neighbors|None, k: i
     return knn(X, k, method=knn_method, device=device), None
 
 # %% ../../nbs/20a_cells.scib.ipynb #007fd606
+@dataclass(eq=False)
 class ScibContext:
     "One embedding's inputs to the scIB metrics; each shared input (`SCIB_INPUTS`) computed once, on first use."
-    def __init__(self, X: Any, labels: Any, batch: Any, X_pre: Any=None, nbrs: Neighbors|None=None,
-                 sil: np.ndarray|None=None, knn_method: str='exact', device: str='cpu', timed: Callable|None=None,
-                 metrics: Sequence[ScibMetric]=()):
-        self.X, self.labels, self.batch, self.X_pre = as_embedding(X), labels, batch, X_pre
-        self.nbrs, self.sil, self.knn_method, self.device = nbrs, sil, knn_method, device
-        self.timed = timed or (lambda name, f: f())
-        self.sizes, self.wants, self._got = scib_neighbor_sizes(len(self.X)), scib_inputs(metrics), {}
+    X: Any                                   # the embedding (cells × dims)
+    labels: Any                              # the cell-type label of each cell
+    batch: Any                               # the batch of each cell
+    X_pre: Any = None                        # the pre-integrated embedding (PCR comparison)
+    nbrs: Neighbors|None = None              # the caller's k-NN (prefixes of it are used); None: searched here
+    sil: np.ndarray|None = None              # the per-cell label silhouette, if already known
+    knn_method: str = 'exact'                # 'exact' or 'ann'
+    device: str = 'cpu'                      # where the kernels run (`resolve_device`)
+    timed: Callable|None = None              # `timed(step, f)`: the per-step hook (None: just `f()`)
+    metrics: Sequence[ScibMetric] = ()       # the rows wanted: `prepare` computes the shared inputs they read
+    def __post_init__(self):
+        self.X, self.timed = as_embedding(self.X), self.timed or (lambda name, f: f())
+        self.sizes, self.wants, self._got = scib_neighbor_sizes(len(self.X)), scib_inputs(self.metrics), {}
     def __getitem__(self, name: str) -> Any:
         "The shared input `name`, computed (a timed step) on first use."
         if name not in self._got:
@@ -326,14 +334,20 @@ def scib_steps(skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_M
     return len(scib_step_columns(scib_wanted(skip, add, metrics)))
 
 # %% ../../nbs/20a_cells.scib.ipynb #74a5176c
-def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, nbrs: Neighbors|None=None, knn_method: str='exact',
-             seconds: dict|None=None, sil: np.ndarray|None=None, device: str='cpu', bar=None,
-             skip: frozenset=frozenset(), metrics: Sequence[ScibMetric]=SCIB_METRICS,
-             add: frozenset=frozenset()) -> dict[str, float]:
-    "The scIB metrics of one embedding (the default rows not in `skip`, the optional ones in `add`), by column."
-    wanted = scib_wanted(skip, add, metrics)
-    timed = _timer({} if seconds is None else seconds, bar)
-    c = ScibContext(X, labels, batch, X_pre, nbrs=nbrs, sil=sil, knn_method=knn_method, device=device, timed=timed,
+def scib_options(opts: ScibOptions|None=None, **kw) -> ScibOptions:
+    "`opts` (default: `ScibOptions()`) with the options `kw` (`knn_method` is `knn`); the device resolved, once."
+    if 'knn_method' in kw: kw['knn'] = kw.pop('knn_method')
+    kw = {k: tuple(v) if k in ('skip', 'add', 'metrics') and v is not None else v for k, v in kw.items()}
+    opts = replace(opts or ScibOptions(), **kw)
+    return replace(opts, device=resolve_device(opts.device))
+
+def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, opts: ScibOptions=ScibOptions(),
+             nbrs: Neighbors|None=None, timed: Callable|None=None) -> dict[str, float]:
+    "The scIB metrics of one embedding (the default rows not in `opts.skip`, the optional ones in `opts.add`), by column."
+    metrics = opts.metrics or SCIB_METRICS
+    add = added_columns(opts.add_names, opts.parity, metrics)
+    wanted = scib_wanted(skipped_columns(opts.skip_names, metrics), add, metrics)
+    c = ScibContext(X, labels, batch, X_pre, nbrs=nbrs, knn_method=opts.knn, device=opts.device, timed=timed,
                     metrics=wanted).prepare()
     return {m.column: c.value(m) for m in wanted}
 
@@ -358,28 +372,27 @@ def _embedding_failed(key: str, e: DataError, n_embeddings: int) -> str:
     return line
 
 # %% ../../nbs/20a_cells.scib.ipynb #95b5359e
-def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, min_max_scale: bool=False,
-               knn_method: str='exact', neighbors: dict[str, Neighbors]|None=None, device: str='cpu',
-               skip: Sequence[str]=(), batch_weight: float=0.4, metrics: Sequence[ScibMetric]=SCIB_METRICS,
-               parity: str=SCIB_PARITY_DEFAULT, add: Sequence[str]=()) -> pd.DataFrame:
-    ("One row per embedding, the Benchmarker's columns (of release `parity`, + `add`); `attrs`: 'seconds' per step "
-     "and embedding, 'failed' {embedding: the one-line reason its row is NaN}, 'parity' (the release).")
+def scib_table(embeddings: dict[str, Any], labels: Any, batch: Any, X_pre: Any, opts: ScibOptions|None=None,
+               neighbors: dict[str, Neighbors]|None=None, **kw) -> pd.DataFrame:
+    ("One row per embedding, the Benchmarker's columns (of release `opts.parity`, + `opts.add`; `kw`: options as in "
+     "`scib_options`); `attrs`: 'seconds' per step and embedding, 'failed' {embedding: why its row is NaN}, 'parity'.")
+    opts = scib_options(opts, **kw)
+    metrics = opts.metrics or SCIB_METRICS
     labels, batch = np.asarray(labels, dtype=object), np.asarray(batch, dtype=object)
-    n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(skip, metrics)
-    add = added_columns(add, parity, metrics)
+    n, skip = _check_scib_inputs(embeddings, labels, batch), skipped_columns(opts.skip_names, metrics)
+    add = added_columns(opts.add_names, opts.parity, metrics)
     X_pre = as_embedding(X_pre, n, field='pre_integrated')
     rows, secs, failed = {}, {}, {}
     with progress(total=scib_steps(skip, metrics, add) * len(embeddings), desc='scIB metrics', unit='metric') as bar:
         for key, X in embeddings.items():
             secs[key] = {}
-            try: rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, (neighbors or {}).get(key),
-                                      knn_method, secs[key], device=device, bar=bar, skip=skip, metrics=metrics,
-                                      add=add)
+            try: rows[key] = scib_row(as_embedding(X, n, field=key), labels, batch, X_pre, opts,
+                                      (neighbors or {}).get(key), _timer(secs[key], bar))
             except DataError as e: failed[key] = _embedding_failed(key, e, len(embeddings))
     if not rows: raise DataError(f"no embedding could be scored: {'; '.join(failed.values())}", field='embedding')
     values = pd.DataFrame.from_dict(rows, orient='index').reindex(list(embeddings))
-    out = scib_aggregate(values, min_max_scale, batch_weight, metrics)
-    out.attrs.update(seconds=secs, failed=failed, parity=SCIB_PARITY[parity])
+    out = scib_aggregate(values, opts.min_max_scale, opts.batch_weight, metrics)
+    out.attrs.update(seconds=secs, failed=failed, parity=SCIB_PARITY[opts.parity])
     return out
 
 # %% ../../nbs/20a_cells.scib.ipynb #ed1ebaa6
@@ -395,19 +408,19 @@ def _check_adata_keys(adata, obsm_keys: Sequence[str], obs_keys: Sequence[str]):
 
 # %% ../../nbs/20a_cells.scib.ipynb #a9b745e9
 def scib(adata, embedding_keys: Sequence[str], label_key: str, batch_key: str, pre_integrated: str|None=None,
-         min_max_scale: bool=False, knn_method: str='exact', device: str='cpu', skip: Sequence[str]=(),
-         batch_weight: float=0.4, parity: str=SCIB_PARITY_DEFAULT, add: Sequence[str]=()) -> pd.DataFrame:
+         opts: ScibOptions|None=None, **kw) -> pd.DataFrame:
     ("`Benchmarker(adata, batch_key, label_key, embedding_keys, pre_integrated_embedding_obsm_key=…).get_results()`, "
-     "exact and fast; `skip` switches metrics off (by Benchmarker field or column name).")
+     "exact and fast; `opts` (or the options `kw`) as in `scib_table`, e.g. `skip` switches metrics off.")
+    opts = scib_options(opts, **kw)
     _check_adata_keys(adata, [*embedding_keys, *([pre_integrated] if pre_integrated else [])], (label_key, batch_key))
     if adata.n_obs < 3: raise DataError(f"the scIB table needs at least 3 cells, got {adata.n_obs}", field='n_obs')
     labels = np.asarray(adata.obs[label_key].to_numpy(), dtype=object)
     batch = np.asarray(adata.obs[batch_key].to_numpy(), dtype=object)
     encode_labels(labels, adata.n_obs, f"obs/{label_key}")
     encode_labels(batch, adata.n_obs, f"obs/{batch_key}")
-    X_pre = _pre_integrated(adata, pre_integrated, needed='PCR comparison' not in skipped_columns(skip))
-    return scib_table({k: adata.obsm[k] for k in embedding_keys}, labels, batch, X_pre, min_max_scale, knn_method,
-                      device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
+    skip = skipped_columns(opts.skip_names, opts.metrics or SCIB_METRICS)
+    X_pre = _pre_integrated(adata, pre_integrated, needed='PCR comparison' not in skip)
+    return scib_table({k: adata.obsm[k] for k in embedding_keys}, labels, batch, X_pre, opts)
 
 # %% ../../nbs/20a_cells.scib.ipynb #dffb590a
 def pre_integrated_pca(adata) -> np.ndarray:

@@ -4,7 +4,8 @@
 
 # %% ../../nbs/21_cells.tasks.ipynb #4b0eefa5
 from __future__ import annotations
-import time, warnings
+import importlib, time, warnings
+from dataclasses import replace
 from functools import partial
 from enum import Enum
 from typing import Sequence
@@ -15,16 +16,17 @@ import scipy.sparse as sp
 
 from ..core import DataError, Registry, get_logger, progress, seed_everything
 from ..results import MetricResult, aggregate_results
+from .options import EvalOptions
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method,
     metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, silhouette_samples)
 from .scib import SCIB_METRICS, ScibContext, ScibMetric
 
 # %% auto #0
-__all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
-           'check_not_constant', 'check_not_continuous', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask',
-           'make_classifiers', 'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
-           'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras', 'CrossSpeciesIntegrationTask',
-           'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
+__all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'TASK_MODULES', 'DEFAULT_TASKS', 'DataType',
+           'CellDataset', 'check_not_constant', 'check_not_continuous', 'BaseTask', 'pca_baseline', 'ClusteringTask',
+           'EmbeddingTask', 'make_classifiers', 'fold_scores', 'run_fold_jobs', 'filter_minimum_class',
+           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras',
+           'CrossSpeciesIntegrationTask', 'all_tasks', 'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -424,6 +426,13 @@ for _cls in (ClusteringTask, EmbeddingTask, MetadataLabelPredictionTask, BatchIn
     tasks.register(_cls.name, _cls, tags=['multi' if _cls.requires_multiple_datasets else 'single'], replace=True,
                    description=_cls.display_name)
 
+TASK_MODULES = ('benchnb.cells.perturbation', 'benchnb.cells.newer_tasks')    # modules that register more tasks
+
+def all_tasks(tag: str|None=None) -> list[str]:
+    "Every cells task's name (tagged `tag`), once each task module has registered its tasks: the one place they load."
+    for m in TASK_MODULES: importlib.import_module(m)
+    return tasks.names(tag)
+
 # %% ../../nbs/21_cells.tasks.ipynb #245cb70d
 def make_task(name: str, label_key: str, batch_key: str|None=None, seed: int=42, extras: bool=False) -> BaseTask:
     "A registered single-dataset task by name with the keys it needs."
@@ -448,20 +457,19 @@ DEFAULT_TASKS = ('clustering', 'embedding', 'label_prediction', 'batch_integrati
 def _task_names(task_names: Sequence[str]|None, batch_key: str|None) -> list[str]:
     "The tasks to run (default: DEFAULT_TASKS, batch integration only with a batch column), all registered."
     names = list(task_names or [t for t in DEFAULT_TASKS if batch_key or t != 'batch_integration'])
-    single = tasks.names('single')
+    single = all_tasks('single')
     for n in names:
         if n not in single:
             raise DataError(f"unknown task {n!r} (single-dataset tasks: {', '.join(single)})", field='tasks', value=n)
     return names
 
 # %% ../../nbs/21_cells.tasks.ipynb #03db894c
-def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, batch_key: str|None,
-               baseline: Sequence[str], seed: int, extras: bool, bar=None) -> list[dict]:
+def _task_rows(data: CellDataset, name: str, models: list[str], opts: EvalOptions, bar=None) -> list[dict]:
     ("Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); "
      "a `bar` step per model.")
-    task = make_task(name, label_key, batch_key, seed, extras)
+    task = make_task(name, opts.labels, opts.batch, opts.seed, opts.extras)
     run_models = list(models)
-    if name == 'label_prediction' and 'expression' in baseline:
+    if name == 'label_prediction' and 'expression' in opts.baselines:
         task.set_baseline(data)
         run_models.append(EXPRESSION_BASELINE)
     rows = []
@@ -472,33 +480,26 @@ def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, 
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #70957e7f
-def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
-             task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seed: int=42,
-             extras: bool=False, baseline_layer: str|None=None, use_raw: bool=False) -> list[dict]:
-    ("Run tasks on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `baseline_layer` or .raw) → rows "
-     "{task, model, metric, value, params}.")
-    names = _task_names(task_names, batch_key)
+def evaluate(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions) -> list[dict]:
+    ("Run the tasks of `opts` on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `opts.layer` or .raw) "
+     "→ rows {task, model, metric, value, params}.")
+    names, baseline = _task_names(opts.task_names, opts.batch), opts.baselines
     for e in embeddings: data.add_embedding(e)
-    check_inputs(data, names, label_key, batch_key, extras)
+    check_inputs(data, names, opts.labels, opts.batch, opts.extras)
     models = list(embeddings)
-    seed_everything(seed)
+    seed_everything(opts.seed)
     rows = []
     if 'pca' in baseline:
-        BaseTask(random_seed=seed).set_baseline(data, layer=baseline_layer, use_raw=use_raw)
+        BaseTask(random_seed=opts.seed).set_baseline(data, layer=opts.layer, use_raw=opts.use_raw)
         models.append(BASELINE)
     steps = len(names) * len(models) + ('label_prediction' in names and 'expression' in baseline)
     with progress(total=steps, desc='cells run', unit='task') as bar:     # a line per task × embedding off a terminal
-        for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key,
-                                           baseline=baseline, seed=seed, extras=extras, bar=bar)
+        for n in names: rows += _task_rows(data, n, models, opts, bar=bar)
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
-def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
-                   task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seeds: Sequence[int]=(42,),
-                   extras: bool=False, **baseline_from) -> tuple[list[dict], pd.DataFrame]:
-    ("Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params); "
-     "`baseline_from`: `evaluate`'s baseline_layer, use_raw.")
-    rows = [{**r, 'seed': s} for s in seeds
-            for r in evaluate(data, embeddings, label_key, batch_key=batch_key, task_names=task_names,
-                              baseline=baseline, seed=s, extras=extras, **baseline_from)]
+def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions,
+                   seeds: Sequence[int]=(42,)) -> tuple[list[dict], pd.DataFrame]:
+    "Per-seed rows (with `seed`) of `evaluate` and their aggregate (mean ± sample std per task/model/metric/params)."
+    rows = [{**r, 'seed': s} for s in seeds for r in evaluate(data, embeddings, replace(opts, seed=s))]
     return rows, aggregate_results(pd.DataFrame(rows), by=['task', 'model'], ddof=1)
