@@ -16,7 +16,7 @@ from .neighbors import resolve_device, torch_device
 from .silhouette import label_distance_sums, silhouette_from_sums
 
 # %% auto #0
-__all__ = ['cosine_label_distance_sums', 'silhouette_between', 'bras_per_group', 'bras']
+__all__ = ['bras']
 
 # %% ../../nbs/20j_cells.bras.ipynb #8e2c7789
 def cosine_label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int,

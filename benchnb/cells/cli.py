@@ -19,8 +19,7 @@ from .options import RunOptions, ScibCmdOptions, names_of
 from .inputs import read_h5ad      # read here before; importable from here as before
 
 # %% auto #0
-__all__ = ['log', 'cli', 'stage', 'check_options', 'refine', 'results_file', 'rows_table', 'run_cmd', 'cost_file', 'scib_cmd',
-           'list_cmd', 'warmup']
+__all__ = ['log', 'cli', 'stage', 'run_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')

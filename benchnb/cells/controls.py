@@ -15,7 +15,7 @@ from ..resultsdb.site import register_control, register_data_size, register_metr
 from ..sweeps.plan import register_unit_kind, unit_kinds
 
 # %% auto #0
-__all__ = ['CELLS_CONTROLS', 'control_embedding', 'run_cells_control', 'cells_metric_group', 'n_cells']
+__all__ = ['n_cells']
 
 # %% ../../nbs/23a_cells.controls.ipynb #aa9cc866
 CELLS_CONTROLS = {'control-random': 'negative', 'control-shuffled': 'negative', 'control-labels': 'positive'}

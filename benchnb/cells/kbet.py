@@ -19,7 +19,7 @@ from .lisi import kbet
 from .graph import umap_connectivities
 
 # %% auto #0
-__all__ = ['diffusion_embedding', 'diffusion_knn', 'diffusion_neighbors', 'kbet_per_label']
+__all__ = ['kbet_per_label']
 
 # %% ../../nbs/20k_cells.kbet.ipynb #9a725657
 def diffusion_embedding(conn: sp.spmatrix, n_comps: int=100) -> np.ndarray:

@@ -15,8 +15,7 @@ from .inputs import as_embedding, encode_labels
 from .neighbors import resolve_device, torch_device
 
 # %% auto #0
-__all__ = ['threefry2x32', 'jax_split', 'jax_bits', 'jax_key', 'jax_uniform', 'jax_gumbel', 'jax_permutation', 'jax_choice_p',
-           'kmeans_labels', 'kmeans_nmi_ari']
+__all__ = ['kmeans_nmi_ari']
 
 # %% ../../nbs/20b_cells.kmeans.ipynb #1c03db59
 _U = np.uint32

@@ -18,8 +18,7 @@ from ..resultsdb.importers import import_unit_id, register_importer, result_dige
 from ..resultsdb.leaderboard import done_metrics, min_max_scaled, register_leaderboard
 
 # %% auto #0
-__all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
-           'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
+__all__ = ['cells_observations', 'cells_leaderboard', 'plot_cells_leaderboard']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:

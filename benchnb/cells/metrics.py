@@ -25,13 +25,13 @@ from .sequential import (time_labels, random_sequential_distance, adaptive_k_val
 log = get_logger('cells.metrics')
 
 # %% auto #0
-__all__ = ['log', 'metrics', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics', 'mean_fold_metric', 'jaccard',
-           'pearson', 'spearman', 'metric_result', 'as_embedding', 'encode_labels', 'resolve_device', 'Neighbors',
-           'check_knn_method', 'knn', 'approximate_knn', 'label_distance_sums', 'silhouette_from_sums',
-           'silhouette_samples', 'knn_and_silhouette', 'silhouette_label', 'silhouette_batch_per_group',
-           'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi',
-           'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity', 'isolated_labels', 'umap_connectivities',
-           'leiden', 'time_labels', 'random_sequential_distance', 'adaptive_k_values', 'sequential_alignment_score']
+__all__ = ['log', 'metrics', 'MetricType', 'register_metric', 'compute_metric', 'metric_result', 'as_embedding', 'encode_labels',
+           'resolve_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn', 'label_distance_sums',
+           'silhouette_from_sums', 'silhouette_samples', 'knn_and_silhouette', 'silhouette_label',
+           'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
+           'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
+           'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
+           'adaptive_k_values', 'sequential_alignment_score']
 
 # %% ../../nbs/20_cells.metrics.ipynb #4b0c4445
 _all_ = ['as_embedding', 'encode_labels', 'resolve_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',

@@ -16,8 +16,7 @@ from .metrics import (MetricType, as_embedding, metric_result, compute_metric, t
 from .tasks import BaseTask, CellDataset, DataType, tasks, fold_scores, run_fold_jobs
 
 # %% auto #0
-__all__ = ['log', 'AGGREGATIONS', 'SequentialOrganizationTask', 'aggregate_cells_to_samples', 'make_cross_species_classifiers',
-           'CrossSpeciesLabelPredictionTask']
+__all__ = ['log']
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #b142d9a0
 log = get_logger('cells.newer_tasks')

@@ -17,10 +17,7 @@ from .metrics import MetricType, metric_result, compute_metric
 from .tasks import BaseTask, CellDataset, DataType, tasks
 
 # %% auto #0
-__all__ = ['log', 'DE_KEY', 'CONTROL_MAP_KEY', 'wilcoxon_z', 'top_de_genes', 'perturbation_metrics', 'make_perturbation_data',
-           'PerturbationTask', 'filter_de_results', 'sample_de_genes', 'perturbation_inputs',
-           'make_perturbation_expression_data', 'predicted_effects', 'prediction_matrix',
-           'PerturbationExpressionPredictionTask']
+__all__ = ['log', 'wilcoxon_z', 'make_perturbation_data', 'PerturbationTask']
 
 # %% ../../nbs/22_cells.perturbation.ipynb #88533d15
 log = get_logger('cells.perturbation')

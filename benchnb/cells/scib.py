@@ -31,11 +31,9 @@ from .morans_i import morans_i_score
 log = get_logger('cells.scib')
 
 # %% auto #0
-__all__ = ['log', 'SCIB_SIZES', 'SCIB_INPUTS', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS',
-           'SCIB_ALL_COLUMNS', 'SCIB_SWITCHES', 'SCIB_PARITY', 'SCIB_PARITY_DEFAULT', 'SCIB_STEP_COLUMNS', 'ScibMetric',
-           'ScibInput', 'scib_neighbor_sizes', 'scib_lisi_perplexity', 'ScibContext', 'scib_inputs', 'scib_columns',
-           'scib_wanted', 'scib_switches', 'skipped_columns', 'check_parity', 'added_columns', 'scib_aggregate',
-           'with_metric_type', 'scib_step_columns', 'scib_steps', 'scib_options', 'scib_row', 'scib_table', 'scib',
+__all__ = ['log', 'SCIB_METRICS', 'SCIB_BIO', 'SCIB_BATCH', 'SCIB_AGGREGATES', 'SCIB_COLUMNS', 'SCIB_ALL_COLUMNS',
+           'SCIB_SWITCHES', 'ScibMetric', 'ScibContext', 'scib_columns', 'scib_wanted', 'skipped_columns',
+           'added_columns', 'scib_aggregate', 'with_metric_type', 'scib_options', 'scib_row', 'scib_table', 'scib',
            'pre_integrated_pca']
 
 # %% ../../nbs/20a_cells.scib.ipynb #8b61cc74

@@ -17,7 +17,7 @@ from .neighbors import resolve_device
 from .options import EvalOptions
 
 # %% auto #0
-__all__ = ['CELLS_DEMO', 'load_dataset', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
+__all__ = ['CELLS_DEMO', 'load_dataset', 'run_cells_unit', 'obsm_keys']
 
 # %% ../../nbs/27_cells.sweep.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'

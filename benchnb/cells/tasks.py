@@ -22,11 +22,10 @@ from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, c
 from .scib import SCIB_METRICS, ScibContext, ScibMetric
 
 # %% auto #0
-__all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'TASK_MODULES', 'DEFAULT_TASKS', 'DataType',
-           'CellDataset', 'check_not_constant', 'check_not_continuous', 'BaseTask', 'pca_baseline', 'ClusteringTask',
-           'EmbeddingTask', 'make_classifiers', 'fold_scores', 'run_fold_jobs', 'filter_minimum_class',
-           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras',
-           'CrossSpeciesIntegrationTask', 'all_tasks', 'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
+__all__ = ['log', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'TASK_MODULES', 'DataType', 'CellDataset', 'BaseTask',
+           'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores', 'run_fold_jobs',
+           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'all_tasks', 'make_task', 'check_inputs', 'evaluate',
+           'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -44,7 +43,6 @@ class DataType(str, Enum):
     def __str__(self): return self.value
 
 # %% ../../nbs/21_cells.tasks.ipynb #f7ea181d
-OUTPUT_TYPES = frozenset({DataType.EMBEDDING, DataType.PERTURBATION_PRED})
 BASELINE = 'baseline_pca'            # model name of the PCA baseline in results
 EXPRESSION_BASELINE = 'baseline_expression'
 
@@ -378,11 +376,6 @@ class BatchIntegrationTask(BaseTask):
 def scib_extra_metrics(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[ScibMetric]:
     "The rows of the scIB table that `--extras` reports, in their order there."
     return [m for m in metrics if m.extras]
-
-def extras_help(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> str:
-    "The `--extras` help text: the names of the extras, from the table."
-    names = ', '.join(str(m.metric_type) for m in scib_extra_metrics(metrics))
-    return f"Add the scIB metrics to batch_integration (scib-metrics definitions): {names}."
 
 # %% ../../nbs/21_cells.tasks.ipynb #b16048ab
 def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None, device: str='cpu',
