@@ -152,7 +152,7 @@ class CrossSpeciesLabelPredictionTask(BaseTask):
         prep = [self._species_data(d, model, agg) for d in data]
         jobs = [j for A, B in itertools.product(prep, prep) for j in self._jobs(A, B)]
         # scheduled as label prediction: forests one by one on all cores, lr/knn fits in threads
-        rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(*j[:4], clf, *j[5:])) for j in jobs], self.n_jobs)
+        rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(j, clf)) for j in jobs], self.n_jobs)
         self.results = pd.DataFrame(rows)
     def _compute_metrics(self) -> list[MetricResult]:
         out = []
@@ -166,7 +166,9 @@ class CrossSpeciesLabelPredictionTask(BaseTask):
         return out
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #e94062bf
-def _score_job(sa, sb, n, i, clf, X, y, tr, te, binary) -> dict:
+def _score_job(job: tuple, clf) -> dict:
+    "One job of `_jobs` scored with `clf` (the job's classifier, fitted here)."
+    sa, sb, n, i, _, X, y, tr, te, binary = job
     try: scores = fold_scores(clf, X, y, tr, te, binary)
     except ValueError as e:
         raise DataError(f"{n} trained on {sa}, tested on {sb} (split {i}): {e}", field='labels') from None
