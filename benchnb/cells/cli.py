@@ -45,7 +45,8 @@ def check_options(opts: RunOptions) -> list[int]|None:
         raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
     if not opts.seeds: return None
     try: return [int(s) for s in names_of(opts.seeds)]
-    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=opts.seeds) from None
+    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds',
+                                       value=opts.seeds) from None
 
 # %% ../../nbs/29_cells.cli.ipynb #0c31fe13
 cli = typer.Typer(no_args_is_help=True, add_completion=False,

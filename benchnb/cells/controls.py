@@ -67,7 +67,7 @@ def _scib_groups() -> dict[str, str]:
     from benchnb.cells.scib import SCIB_METRICS
     names = {'Bio conservation': 'bio', 'Batch correction': 'batch'}
     return {str(getattr(m.metric_type, 'value', m.metric_type)): names.get(m.group, m.group)
-            for m in SCIB_METRICS if m.metric_type is not None}
+            for m in SCIB_METRICS if m.metric_type is not None and (m.group != 'extra' or m.extras)}
 
 def cells_metric_group(metric: str, params: dict) -> str:
     "'bio' or 'batch': scIB's group (`SCIB_METRICS`), else label metrics 'bio' and batch-mixing ones 'batch'."

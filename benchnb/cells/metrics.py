@@ -62,7 +62,7 @@ metrics = Registry('cells metric')
 
 def register_metric(metric_type: MetricType|str, func: Callable, required_args: Iterable[str]=(),
                     default_params: dict|None=None, description: str='', tags: Iterable[str]=()) -> Callable:
-    "Register `func` as `metric_type` (a `MetricType` or a new name, e.g. a `SCIB_METRICS` row's) with its required arguments, defaults and tags."
+    "Register `func` as `metric_type` (a `MetricType`, or any name: a `SCIB_METRICS` row's), its arguments, tags."
     metrics.register(str(metric_type), func, tags=set(tags), replace=True, required_args=frozenset(required_args),
                      default_params=dict(default_params or {}), description=description)
     return func

@@ -133,7 +133,8 @@ class CrossSpeciesLabelPredictionTask(BaseTask):
             X, y = np.vstack([Xa, Xb]), np.r_[cats.codes, yb].astype(np.int64)
             folds = [(np.arange(len(Xa)), np.arange(len(Xa), len(X)))]
         clfs = make_cross_species_classifiers(self.random_seed)
-        return [(sa, sb, n, i, clf, X, y, tr, te, binary) for n, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
+        return [(sa, sb, n, i, clf, X, y, tr, te, binary)
+                for n, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
     def _aggregation_used(self) -> str:
         "`aggregation`, or 'none' (with a warning) when there is no sample column to aggregate over."
         if self.aggregation != 'none' and not self.sample_key:
@@ -144,7 +145,8 @@ class CrossSpeciesLabelPredictionTask(BaseTask):
     def _run_task(self, data: list[CellDataset], model: str):
         import itertools
         if len(data) < 2:
-            raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets', value=len(data))
+            raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets',
+                            value=len(data))
         species = [str(d.get_input(DataType.ORGANISM)) for d in data]
         if len(set(species)) < len(species):
             raise DataError(f"species must differ between datasets, got {species}", field='organism')

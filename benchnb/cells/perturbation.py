@@ -227,7 +227,7 @@ def _check_de_rows(de: pd.DataFrame, condition_key: str, conds: set[str], contro
 # %% ../../nbs/22_cells.perturbation.ipynb #91b676c9
 @dataclass(frozen=True, kw_only=True)
 class PerturbationDataOptions:
-    "How a perturbation AnnData is read: its columns, the DE filter, the masked genes (cz-benchmarks' dataset defaults)."
+    "How a perturbation AnnData is read: its columns, the DE filter, the masked genes (cz-benchmarks' defaults)."
     condition_key: str = 'condition'         # obs column of each cell's condition
     control_name: str = 'ctrl'               # the condition of the control cells
     de_gene_col: str = 'gene_id'             # the DE table's gene column
@@ -405,7 +405,8 @@ class PerturbationExpressionPredictionTask(BaseTask):
         raise NotImplementedError("no baseline for perturbation expression prediction (as upstream)")
     def _run_task(self, data: CellDataset, model: str):
         a = data.get_input(DataType.ANNDATA)
-        opts = PerturbationDataOptions(condition_key=self.condition_key, control_name=self.control_name, **self.dataset_kw)
+        opts = PerturbationDataOptions(condition_key=self.condition_key, control_name=self.control_name,
+                                       **self.dataset_kw)
         self.inputs = perturbation_inputs(a, opts, seed=self.random_seed)
         X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
         self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)

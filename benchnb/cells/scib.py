@@ -341,7 +341,7 @@ def scib_options(opts: ScibOptions|None=None, **kw) -> ScibOptions:
 
 def scib_row(X: Any, labels: Any, batch: Any, X_pre: Any, opts: ScibOptions=ScibOptions(),
              nbrs: Neighbors|None=None, timed: Callable|None=None) -> dict[str, float]:
-    "The scIB metrics of one embedding (the default rows not in `opts.skip`, the optional ones in `opts.add`), by column."
+    "The scIB metrics of one embedding (the default rows not in `opts.skip`, the optional in `opts.add`), by column."
     metrics = opts.metrics or SCIB_METRICS
     add = added_columns(opts.add_names, opts.parity, metrics)
     wanted = scib_wanted(skipped_columns(opts.skip_names, metrics), add, metrics)

@@ -85,7 +85,8 @@ class CellDataset:
     def add_embedding(self, key: str, model: str|None=None) -> np.ndarray:
         "Use `adata.obsm[key]` as the EMBEDDING output of `model` (default: the key)."
         if key not in self.adata.obsm:
-            raise DataError(f"no obsm key {key!r} (obsm keys: {', '.join(self.adata.obsm) or 'none'})", field=f"obsm/{key}")
+            raise DataError(f"no obsm key {key!r} (obsm keys: {', '.join(self.adata.obsm) or 'none'})",
+                            field=f"obsm/{key}")
         model = model or key
         if self.outputs.get((model, 'obsm')) is self.adata.obsm[key]:
             return self.outputs[(model, DataType.EMBEDDING)]   # unchanged: keep its kNN
@@ -98,7 +99,8 @@ class CellDataset:
         "Values of `obs[key]` as strings (observed categories only); `DataError` naming the column otherwise."
         obs = self.get_input(DataType.METADATA)
         if key not in obs.columns:
-            raise DataError(f"obs has no column {key!r} (columns: {', '.join(map(str, obs.columns))})", field=f"obs/{key}")
+            raise DataError(f"obs has no column {key!r} (columns: {', '.join(map(str, obs.columns))})",
+                            field=f"obs/{key}")
         if labels: check_not_continuous(obs[key], f"obs/{key}")
         codes, cats = encode_labels(obs[key], self.n_obs, field=f"obs/{key}")
         return cats[codes]
@@ -162,7 +164,8 @@ class BaseTask:
                 raise DataError(f"task {self.name} needs input {dt.value}", file=data.name, field=dt.value)
         for dt in self.required_outputs:
             if (model, dt) not in data.outputs:
-                raise DataError(f"task {self.name} needs output {dt.value} of model {model!r}", file=data.name, field=model)
+                raise DataError(f"task {self.name} needs output {dt.value} of model {model!r}", file=data.name,
+                                field=model)
     def _models(self, data: CellDataset, model_types) -> list[str]:
         needs = self.required_outputs
         has_all = lambda m: all((m, dt) in data.outputs for dt in needs)
@@ -342,7 +345,8 @@ class MetadataLabelPredictionTask(BaseTask):
         "Raw expression (densified) as the baseline features, stored as model `baseline_expression`."
         a = data.get_input(DataType.ANNDATA)
         X = a.layers[layer] if layer else a.X
-        return data.set_output(EXPRESSION_BASELINE, DataType.EMBEDDING, X.toarray() if sp.issparse(X) else np.asarray(X))
+        return data.set_output(EXPRESSION_BASELINE, DataType.EMBEDDING,
+                               X.toarray() if sp.issparse(X) else np.asarray(X))
 
 # %% ../../nbs/21_cells.tasks.ipynb #6ff574f8
 def _check_batches(batch: np.ndarray, key: str):
@@ -369,7 +373,8 @@ class BatchIntegrationTask(BaseTask):
     def _compute_metrics(self) -> list[MetricResult]:
         X, nb = self.embedding, self.nbrs
         out = [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(X, self.batch, nbrs=nb)),
-               metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch, device=self.device))]
+               metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch,
+                                                                           device=self.device))]
         return out + (scib_extras(X, self.labels, self.batch, nb, self.sil, self.device) if self.extras else [])
 
 # %% ../../nbs/21_cells.tasks.ipynb #714e4976
