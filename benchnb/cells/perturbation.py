@@ -18,7 +18,7 @@ from .metrics import MetricType, metric_result, compute_metric
 from .tasks import BaseTask, CellDataset, DataType, tasks
 
 # %% auto #0
-__all__ = ['log', 'wilcoxon_z', 'make_perturbation_data', 'PerturbationTask', 'PerturbationDataOptions', 'perturbation_inputs']
+__all__ = ['log', 'wilcoxon_z', 'make_perturbation_data', 'PerturbationTask']
 
 # %% ../../nbs/22_cells.perturbation.ipynb #88533d15
 log = get_logger('cells.perturbation')
