@@ -4,7 +4,7 @@
 
 # %% ../../nbs/20a_cells.scib.ipynb #964f8008
 from __future__ import annotations
-import time
+import importlib, time
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Callable, Sequence
@@ -438,3 +438,13 @@ def _pre_integrated(adata, key: str|None, needed: bool=True) -> np.ndarray:
 # %% ../../nbs/20a_cells.scib.ipynb #d8c2a095
 for _m in SCIB_METRICS:
     if _m.kernel is not None: register_metric(_m.metric_type, _m.kernel, _m.required, {}, _m.description, _m.tags)
+
+# %% ../../nbs/20a_cells.scib.ipynb #42290a12
+_MOVED = {'pcr': 'pcr', 'cosine_label_distance_sums': 'bras', 'silhouette_between': 'bras', 'bras_per_group': 'bras',
+          'diffusion_embedding': 'kbet', 'diffusion_knn': 'kbet', 'diffusion_neighbors': 'kbet', 'morans_i': 'morans_i',
+          'plot_scib_table': 'scib_plots'}
+
+def __getattr__(name: str):
+    "A name that moved to a metric's own module (or the drawing's), from there."
+    if name in _MOVED: return getattr(importlib.import_module(f'benchnb.cells.{_MOVED[name]}'), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
