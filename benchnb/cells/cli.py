@@ -223,7 +223,7 @@ def warmup() -> None:
     "Compile and cache the cells kernels (kNN passes in fp64 and fp32, label sums, LISI, the UMAP graph)."
     from benchnb.cells.neighbors import knn_cpu, knn_label_pass
     from benchnb.cells.silhouette import label_distance_sums_cpu
-    from benchnb.cells.lisi import lisi_rows_numba
+    from benchnb.cells.lisi import Calibration, lisi_rows_numba
     from benchnb.cells.graph import smooth_knn_dist, membership_strengths
     X, codes = np.random.default_rng(0).standard_normal((64, 4)), np.arange(64, dtype=np.int64) % 3
     for dt in (np.float64, np.float32):
@@ -231,8 +231,8 @@ def warmup() -> None:
             knn_cpu(X, 5, dt, rows, 64); knn_label_pass(X, 5, codes, 3, dt, rows, 64)
         label_distance_sums_cpu(X, codes, 3, dt, 32)
     nb = knn_cpu(X, 10, np.float64, 64, 64)
-    lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
-                     tol=1e-5, max_tries=50, out=np.empty((2, 64)))
+    lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), np.array([3, 3]), Calibration(3.0, 1e-5, 50),
+                    np.empty((2, 64)))
     d = np.ascontiguousarray(nb.distances, dtype=np.float32)
     membership_strengths(nb.indices, d, *smooth_knn_dist(d, 10.0, local_connectivity=1.0))
 
