@@ -37,14 +37,15 @@ def _class_source(cls) -> str:
     return found[-1] if found else ''
 
 def field_docs(cls) -> dict[str, str]:
-    "Each field's comment in `cls`'s source (docments style: `name: type = default  # what it is`); '' if none."
-    src = _class_source(cls)
+    "Each field's comment (docments style: `name: type = default  # what it is`), in `cls`'s source or a base's."
     out, names = {}, {f.name for f in fields(cls)}
-    lines = src.splitlines()
-    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
-        if tok.type != tokenize.COMMENT: continue
-        m = re.match(r'\s*(\w+)\s*:', lines[tok.start[0] - 1])
-        if m and m[1] in names and m[1] not in out: out[m[1]] = tok.string.lstrip('#').strip()
+    for k in [k for k in cls.__mro__ if dataclasses.is_dataclass(k)]:     # a subclass's own comment first
+        src = _class_source(k)
+        lines = src.splitlines()
+        for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+            if tok.type != tokenize.COMMENT: continue
+            m = re.match(r'\s*(\w+)\s*:', lines[tok.start[0] - 1])
+            if m and m[1] in names and m[1] not in out: out[m[1]] = tok.string.lstrip('#').strip()
     return {n: out.get(n, '') for n in (f.name for f in fields(cls))}
 
 # %% ../nbs/00d_options.ipynb #dd003c70
