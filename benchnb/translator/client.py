@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import requests
-from fastcore.basics import patch
 from requests.adapters import HTTPAdapter
 
 from ..core import RunError, get_logger
@@ -182,30 +181,24 @@ class NodeNormClient:
                 try: self.cache.update(json.loads(line))
                 except json.JSONDecodeError: pass
 
-# %% ../../nbs/12a_translator.client.ipynb #8c14e10e
-@patch
-def _post_batch(self: NodeNormClient, batch: list[str]):
-    "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
-    o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
-    if not o.ok or not isinstance(o.response, dict):
-        why = o.reason or 'reply is not an object'
-        raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {why} "
-                       "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
-    got = {c: o.response.get(c) for c in batch}
-    self.cache.update(got)
-    self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-    with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
+    def _post_batch(self, batch: list[str]):
+        "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
+        o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
+        if not o.ok or not isinstance(o.response, dict):
+            why = o.reason or 'reply is not an object'
+            raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {why} "
+                           "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
+        got = {c: o.response.get(c) for c in batch}
+        self.cache.update(got)
+        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
 
-# %% ../../nbs/12a_translator.client.ipynb #a2a8c650
-@patch
-def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
-    "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
-    missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
-    for i in range(0, len(missing), self.batch_size): self._post_batch(missing[i:i + self.batch_size])
-    return {c: self.cache[c] for c in dict.fromkeys(curies)}
+    def get(self, curies: Sequence[str]) -> dict[str, Any]:
+        "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
+        missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
+        for i in range(0, len(missing), self.batch_size): self._post_batch(missing[i:i + self.batch_size])
+        return {c: self.cache[c] for c in dict.fromkeys(curies)}
 
-# %% ../../nbs/12a_translator.client.ipynb #5f6d935d
-@patch
-def normalizer(self: NodeNormClient, curies: Sequence[str]) -> dict[str, str]:
-    "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
-    return normalizer_from_nodenorm(self.get(curies))
+    def normalizer(self, curies: Sequence[str]) -> dict[str, str]:
+        "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
+        return normalizer_from_nodenorm(self.get(curies))

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastcore.basics import patch
 
 from ..core import ConfigError, get_logger, resource_path
 
@@ -90,17 +89,15 @@ class Template:
     @property
     def query_graph(self) -> dict: return self.message['message']['query_graph']
 
-# %% ../../nbs/10_translator.config.ipynb #e523965d
-@patch(as_prop=True)
-def pinned(self: Template) -> list[str]:
-    "qnode ids with `ids: []`, in template order."
-    return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
+    @property
+    def pinned(self) -> list[str]:
+        "qnode ids with `ids: []`, in template order."
+        return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
 
-# %% ../../nbs/10_translator.config.ipynb #3a3fbe58
-@patch(as_prop=True)
-def unpinned(self: Template) -> list[str]:
-    "qnode ids without `ids`, in template order."
-    return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
+    @property
+    def unpinned(self) -> list[str]:
+        "qnode ids without `ids`, in template order."
+        return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
 
 # %% ../../nbs/10_translator.config.ipynb #1cba8685
 _TEMPLATE_SHAPE = '{"message": {"query_graph": {"nodes": {...}, "edges": {...}}}}'

@@ -12,7 +12,6 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 
 from ..core import DataError, get_logger
 from ..results import bootstrap_ci
@@ -309,60 +308,123 @@ class Evaluation:
     warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked
     resources: dict|None = None                         # what evaluating cost (`runs.ResourceMeter.read()`), if metered
 
-# %% ../../nbs/13_translator.evaluate.ipynb #d165fdaf
-@patch(as_prop=True)
-def k(self: Evaluation) -> int: return self.hits.shape[1]
-@patch(as_prop=True)
-def ranks(self: Evaluation) -> np.ndarray: return np.arange(1, self.k + 1)
-@patch(as_prop=True)
-def tp(self: Evaluation) -> np.ndarray: return np.cumsum(self.hits, axis=1)
+    @property
+    def k(self) -> int: return self.hits.shape[1]
+    @property
+    def ranks(self) -> np.ndarray: return np.arange(1, self.k + 1)
+    @property
+    def tp(self) -> np.ndarray: return np.cumsum(self.hits, axis=1)
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6023e62b
-@patch
-def per_query(self: Evaluation) -> dict[str, np.ndarray]:
-    "Per-query arrays (N × k): precision, recall, average precision, ndcg; and (N,) reciprocal rank."
-    h, tp, r, R = self.hits, self.tp, self.ranks, np.maximum(self.n_relevant, 1)[:, None]
-    ap = np.cumsum(np.where(h, tp / r, 0.0), axis=1) / np.minimum(r, R)
-    disc = 1.0 / np.log2(r + 1)
-    idcg = np.cumsum(disc)[np.minimum(r, R) - 1]
-    first = np.where(h.any(1), h.argmax(1) + 1, 0)
-    return {'precision': tp / r, 'recall': tp / R, 'average_precision': ap, 'ndcg': np.cumsum(h * disc, axis=1) / idcg,
-            'reciprocal_rank': np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)}
+    def per_query(self) -> dict[str, np.ndarray]:
+        "Per-query arrays (N × k): precision, recall, average precision, ndcg; and (N,) reciprocal rank."
+        h, tp, r, R = self.hits, self.tp, self.ranks, np.maximum(self.n_relevant, 1)[:, None]
+        ap = np.cumsum(np.where(h, tp / r, 0.0), axis=1) / np.minimum(r, R)
+        disc = 1.0 / np.log2(r + 1)
+        idcg = np.cumsum(disc)[np.minimum(r, R) - 1]
+        first = np.where(h.any(1), h.argmax(1) + 1, 0)
+        return {'precision': tp / r, 'recall': tp / R, 'average_precision': ap, 'ndcg': np.cumsum(h * disc, axis=1) / idcg,
+                'reciprocal_rank': np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6b511bb3
-@patch
-def curves(self: Evaluation, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
-    "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
-    m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
-    pq, tp, n = self.per_query(), self.tp[m], max(int(m.sum()), 1)
-    recall = tp.sum(0) / max(int(self.n_relevant[m].sum()), 1)
-    return {'precision_at_k': tp.sum(0) / (self.ranks * n), 'recall_at_k': recall,
-            'mean_average_precision_at_k': pq['average_precision'][m].sum(0) / n, 'top_k_accuracy': recall.copy(),
-            'mean_reciprocal_rank': float(pq['reciprocal_rank'][m].sum() / n),
-            'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n,
-            'macro_recall_at_k': pq['recall'][m].sum(0) / n}
+    def curves(self, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
+        "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
+        m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
+        pq, tp, n = self.per_query(), self.tp[m], max(int(m.sum()), 1)
+        recall = tp.sum(0) / max(int(self.n_relevant[m].sum()), 1)
+        return {'precision_at_k': tp.sum(0) / (self.ranks * n), 'recall_at_k': recall,
+                'mean_average_precision_at_k': pq['average_precision'][m].sum(0) / n, 'top_k_accuracy': recall.copy(),
+                'mean_reciprocal_rank': float(pq['reciprocal_rank'][m].sum() / n),
+                'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n,
+                'macro_recall_at_k': pq['recall'][m].sum(0) / n}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #0805a351
-@patch
-def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
-    "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
-    curve = self.curves()[metric]
-    if isinstance(k, (int, np.integer)):
-        if not 1 <= k <= self.k: raise DataError(f"k must be in 1..{self.k}", field='k', value=k)
-        return float(curve[k - 1])
-    return np.asarray(curve)[np.asarray(k) - 1]
+    def metric_at(self, metric: str, k: int|Sequence[int]):
+        "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
+        curve = self.curves()[metric]
+        if isinstance(k, (int, np.integer)):
+            if not 1 <= k <= self.k: raise DataError(f"k must be in 1..{self.k}", field='k', value=k)
+            return float(curve[k - 1])
+        return np.asarray(curve)[np.asarray(k) - 1]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6b8faa5c
-@patch
-def precision_at_k(self: Evaluation, k): return self.metric_at('precision_at_k', k)
-@patch
-def recall_at_k(self: Evaluation, k): return self.metric_at('recall_at_k', k)
-@patch
-def mAP_at_k(self: Evaluation, k): return self.metric_at('mean_average_precision_at_k', k)
-@patch
-def top_k_accuracy(self: Evaluation, k): return self.metric_at('top_k_accuracy', k)
-@patch(as_prop=True)
-def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_reciprocal_rank']
+    def precision_at_k(self, k): return self.metric_at('precision_at_k', k)
+
+    def recall_at_k(self, k): return self.metric_at('recall_at_k', k)
+
+    def mAP_at_k(self, k): return self.metric_at('mean_average_precision_at_k', k)
+
+    def top_k_accuracy(self, k): return self.metric_at('top_k_accuracy', k)
+
+    @property
+    def mean_reciprocal_rank(self) -> float: return self.curves()['mean_reciprocal_rank']
+
+    def failures(self) -> dict:
+        "Counts of answered / empty / failed / missing queries and the failure rate."
+        c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
+        return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
+
+    def confidence_intervals(self, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
+        "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
+        pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
+        ci = lambda v: list(bootstrap_ci(v, n_boot=n_boot, level=level, seed=seed))
+        pooled = lambda idx, axis: tp[idx.astype(int)].sum(axis) / R[idx.astype(int)].sum(axis)
+        recall = list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed))
+        return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]), 'recall_at_k': recall,
+                'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]),
+                'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
+                'ndcg_at_k': ci(pq['ndcg'][:, -1]), 'hit_at_k': ci((tp > 0).astype(float))}
+
+    def to_dict(self, ci: bool=True) -> dict:
+        "The `output.json` content: upstream keys first, then benchnb's extras."
+        c, pq = self.curves(), self.per_query()
+        bench = {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())}
+        out = {'k': self.k, 'benchmark': bench, 'metrics': _metric_block(c, UPSTREAM), 'queries': _query_block(self, pq)}
+        ca = self.curves(np.isin(self.status, ['answered', 'empty']))
+        out['target'] = self.target
+        if self.options: out['evaluation_options'] = dict(self.options)
+        if self.warnings: out['warnings'] = list(self.warnings)
+        out['extra_metrics'] = {**{m: _floats(c[m]) for m in EXTRAS}, 'answered_only': _metric_block(ca, UPSTREAM + EXTRAS)}
+        if ci: out['confidence_intervals'] = self.confidence_intervals()
+        out['failures'] = self.failures()
+        out['query_status'] = dict(zip(self.uids, self.status))
+        if self.resources: out['resources'] = dict(self.resources)
+        return out
+
+    def to_json(self, output_dir: str|os.PathLike, ci: bool=True) -> Path:
+        "Write `output.json` (indent 4) into `output_dir`."
+        return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
+
+    def table(self, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
+        "Metrics (rows) × k (columns); MRR is constant across k."
+        ks = list(ks or report_ks(self.k))
+        c = self.curves(np.isin(self.status, ['answered', 'empty']) if answered_only else None)
+        rows = {m: [c[m][x - 1] for x in ks] for m in UPSTREAM[:4] + EXTRAS}
+        rows['mean_reciprocal_rank'] = [c['mean_reciprocal_rank']] * len(ks)
+        return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
+
+    def query_table(self) -> pd.DataFrame:
+        "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
+        pq, k = self.per_query(), self.k
+        first = np.where(self.hits.any(1), self.hits.argmax(1) + 1, 0)
+        n_results = self.n_results if self.n_results is not None else np.nan
+        return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': n_results,
+                             'n_relevant': self.n_relevant, 'hits': self.hits.sum(1),
+                             'first_hit_rank': np.where(first > 0, first, np.nan),
+                             f'precision@{k}': pq['precision'][:, -1], f'recall@{k}': pq['recall'][:, -1],
+                             f'AP@{k}': pq['average_precision'][:, -1], f'NDCG@{k}': pq['ndcg'][:, -1]})
+
+    def text_report(self, results_dir: str|os.PathLike|None=None) -> str:
+        "Upstream's plain-text metric block."
+        ks, c = report_ks(self.k), self.curves()
+        lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n",
+                 '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
+        lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in _TEXT_ROWS.items()]
+        return '\n'.join(lines + ['', f"Mean Reciprocal Rank\t{c['mean_reciprocal_rank']}", ''])
+
+    def save(self, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
+             ci: bool=True) -> list[Path]:
+        "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."
+        out = Path(out_dir or self.results_dir or '.')
+        paths = [self.to_json(out, ci)] if json_ else []
+        paths.append(write_text(out/'report.txt', self.text_report()))
+        return paths + (save_plots(self, out) if plots else [])
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
 def malformed_results(response: Any) -> str|None:
@@ -567,25 +629,6 @@ UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top
             'mean_reciprocal_rank')
 EXTRAS = ('ndcg_at_k', 'hit_at_k', 'macro_recall_at_k')
 
-@patch
-def failures(self: Evaluation) -> dict:
-    "Counts of answered / empty / failed / missing queries and the failure rate."
-    c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
-    return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
-
-# %% ../../nbs/13_translator.evaluate.ipynb #e2713f85
-@patch
-def confidence_intervals(self: Evaluation, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
-    "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
-    pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
-    ci = lambda v: list(bootstrap_ci(v, n_boot=n_boot, level=level, seed=seed))
-    pooled = lambda idx, axis: tp[idx.astype(int)].sum(axis) / R[idx.astype(int)].sum(axis)
-    recall = list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed))
-    return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]), 'recall_at_k': recall,
-            'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]),
-            'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
-            'ndcg_at_k': ci(pq['ndcg'][:, -1]), 'hit_at_k': ci((tp > 0).astype(float))}
-
 # %% ../../nbs/13_translator.evaluate.ipynb #cd62da82
 def _floats(a) -> list[float]:
     "A curve as a JSON-ready list of floats."
@@ -604,70 +647,14 @@ def _query_block(ev: Evaluation, pq: dict) -> dict:
                 'relevant_result_ranks': [int(r) + 1 for r in np.flatnonzero(ev.hits[i])]}
             for i, u in enumerate(ev.uids)}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #b135ed57
-@patch
-def to_dict(self: Evaluation, ci: bool=True) -> dict:
-    "The `output.json` content: upstream keys first, then benchnb's extras."
-    c, pq = self.curves(), self.per_query()
-    bench = {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())}
-    out = {'k': self.k, 'benchmark': bench, 'metrics': _metric_block(c, UPSTREAM), 'queries': _query_block(self, pq)}
-    ca = self.curves(np.isin(self.status, ['answered', 'empty']))
-    out['target'] = self.target
-    if self.options: out['evaluation_options'] = dict(self.options)
-    if self.warnings: out['warnings'] = list(self.warnings)
-    out['extra_metrics'] = {**{m: _floats(c[m]) for m in EXTRAS}, 'answered_only': _metric_block(ca, UPSTREAM + EXTRAS)}
-    if ci: out['confidence_intervals'] = self.confidence_intervals()
-    out['failures'] = self.failures()
-    out['query_status'] = dict(zip(self.uids, self.status))
-    if self.resources: out['resources'] = dict(self.resources)
-    return out
-
-# %% ../../nbs/13_translator.evaluate.ipynb #5e076ac0
-@patch
-def to_json(self: Evaluation, output_dir: str|os.PathLike, ci: bool=True) -> Path:
-    "Write `output.json` (indent 4) into `output_dir`."
-    return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
-
 # %% ../../nbs/13_translator.evaluate.ipynb #e8bff1d3
 def report_ks(k: int) -> list[int]:
     "Text report k columns: those of 1, 5, 10, 20, 50, 100, 200, 500 below k, then k (works for k = 1)."
     return [x for x in (1, 5, 10, 20, 50, 100, 200, 500) if x < k] + [k]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #892cc9c7
-@patch
-def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
-    "Metrics (rows) × k (columns); MRR is constant across k."
-    ks = list(ks or report_ks(self.k))
-    c = self.curves(np.isin(self.status, ['answered', 'empty']) if answered_only else None)
-    rows = {m: [c[m][x - 1] for x in ks] for m in UPSTREAM[:4] + EXTRAS}
-    rows['mean_reciprocal_rank'] = [c['mean_reciprocal_rank']] * len(ks)
-    return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
-
-# %% ../../nbs/13_translator.evaluate.ipynb #a88e29c0
-@patch
-def query_table(self: Evaluation) -> pd.DataFrame:
-    "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
-    pq, k = self.per_query(), self.k
-    first = np.where(self.hits.any(1), self.hits.argmax(1) + 1, 0)
-    n_results = self.n_results if self.n_results is not None else np.nan
-    return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': n_results,
-                         'n_relevant': self.n_relevant, 'hits': self.hits.sum(1),
-                         'first_hit_rank': np.where(first > 0, first, np.nan),
-                         f'precision@{k}': pq['precision'][:, -1], f'recall@{k}': pq['recall'][:, -1],
-                         f'AP@{k}': pq['average_precision'][:, -1], f'NDCG@{k}': pq['ndcg'][:, -1]})
-
 # %% ../../nbs/13_translator.evaluate.ipynb #724197a2
 _TEXT_ROWS = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k',
               'mAP @ k\t\t\t': 'mean_average_precision_at_k', 'Top-k Accuracy\t\t': 'top_k_accuracy'}
-
-@patch
-def text_report(self: Evaluation, results_dir: str|os.PathLike|None=None) -> str:
-    "Upstream's plain-text metric block."
-    ks, c = report_ks(self.k), self.curves()
-    lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n",
-             '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
-    lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in _TEXT_ROWS.items()]
-    return '\n'.join(lines + ['', f"Mean Reciprocal Rank\t{c['mean_reciprocal_rank']}", ''])
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6e87a176
 PLOTS = {'precision_at_k': ('Precision @ $k$', 'precision.png'), 'recall_at_k': ('Recall @ $k$', 'recall.png'),
@@ -762,16 +749,6 @@ def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: s
                                use_xref=use_xref, binding=binding, score_from=score_from, failed=failed,
                                results_dir=str(d) if d else None, order_by=order_by, validate=validate)
             for d, resp, failed in sources]
-
-# %% ../../nbs/13_translator.evaluate.ipynb #d474171a
-@patch
-def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
-         ci: bool=True) -> list[Path]:
-    "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."
-    out = Path(out_dir or self.results_dir or '.')
-    paths = [self.to_json(out, ci)] if json_ else []
-    paths.append(write_text(out/'report.txt', self.text_report()))
-    return paths + (save_plots(self, out) if plots else [])
 
 # %% ../../nbs/13_translator.evaluate.ipynb #424217f5
 def _fake_message(q: Query, scores: list[float], planted: np.ndarray, pick: np.ndarray) -> dict:

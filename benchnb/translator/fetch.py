@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import requests
-from fastcore.basics import patch
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, real_folder, safe_name, write_json
@@ -40,59 +39,101 @@ class Protocol:
     completion: str = 'poll'          # async: 'poll' the status, or wait for the target to POST to `listener`
     listener: Any = None              # a started CallbackListener (completion='callback')
 
-# %% ../../nbs/12_translator.fetch.ipynb #0bee9b45
-@patch
-def __call__(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
-    "(outcome, {sub-directory: response}); '' is the run directory itself."
-    if self.endpoint.mode == 'ars': return self.ars(body)
-    if self.endpoint.mode == 'async': o = self.asyncquery(body)
-    else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
-    return o, ({'': o.response} if o.ok else {})
+    def __call__(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
+        "(outcome, {sub-directory: response}); '' is the run directory itself."
+        if self.endpoint.mode == 'ars': return self.ars(body)
+        if self.endpoint.mode == 'async': o = self.asyncquery(body)
+        else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
+        return o, ({'': o.response} if o.ok else {})
+
+    def _poll_status(self, base: str, job: str) -> tuple[Outcome, str|None]:
+        "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
+        deadline = time.monotonic() + self.max_wait
+        while True:
+            st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
+            status = (st.response or {}).get('status') if st.ok else None
+            if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: return st, status
+            self.policy.sleep(self.poll_interval)
+
+    def _async_result(self, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
+        "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
+        if status != 'Completed':
+            done = 'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait
+            reason = st.reason if not st.ok else f"async job {job} {done}"
+            return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
+        if not st.response.get('response_url'):
+            return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
+        out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
+        return replace(out, attempts=sub.attempts + out.attempts - 1)
+
+    def asyncquery(self, body: dict) -> Outcome:
+        "TRAPI asynchronous query: submit, poll the status, fetch the response."
+        base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
+        token = self.listener.expect() if self.completion == 'callback' else None
+        callback = self.listener.url(token) if token else self.callback
+        sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': callback}, self.policy)
+        job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
+        if job is None:
+            if token: self.listener.forget(token)
+            return _no_job(sub, 'asyncquery reply has no job_id')
+        if token: return self.await_callback(job, token, sub)
+        st, status = self._poll_status(base, job)
+        return self._async_result(job, sub, st, status)
+
+    def _ars_message(self, pk: str, trace: bool=False) -> Outcome:
+        "GET the ARS message `pk` (with `trace`: its children and merged_version)."
+        url = self.endpoint.url.rstrip('/')
+        return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
+
+    def _ars_poll_children(self, children: dict[str, str], deadline: float) -> dict[str, Any]:
+        "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
+        got = {}
+        while children and time.monotonic() <= deadline:
+            for cpk in [c for c in children if children[c] not in got]:
+                r = self._ars_message(cpk)
+                if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
+            if all(n in got for n in children.values()): break
+            self.policy.sleep(self.poll_interval)
+        return got
+
+    def _ars_merged(self, pk: str, deadline: float) -> Outcome|None:
+        "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
+        while time.monotonic() <= deadline:
+            parent = self._ars_message(pk, trace=True)
+            if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): return self._ars_message(mv)
+            self.policy.sleep(self.poll_interval)
+        return None
+
+    def ars(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
+        "ARS: submit, poll every child agent and the merged message."
+        sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
+        pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
+        if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
+        deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
+        got = self._ars_poll_children(_ars_children(parent), deadline)
+        merged = self._ars_merged(pk, deadline)
+        if merged is None or not merged.ok:
+            reason = merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s"
+            return Outcome(False, None, reason, sub.attempts, None), got
+        got['ars'] = merged.response
+        return replace(merged, attempts=sub.attempts, response=None), got
+
+    def await_callback(self, job: str, token: str, sub: Outcome) -> Outcome:
+        "Wait up to `max_wait` s for the target to POST the final Response of `job`."
+        t0 = time.perf_counter()
+        got = self.listener.wait(token, self.max_wait)
+        lat = sub.latency_s + time.perf_counter() - t0
+        if got is None:
+            reason = f"async job {job}: no callback within {self.max_wait:g}s"
+            return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
+        resp, size = got
+        if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
+        return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #4a11e68b
 def _no_job(sub: Outcome, why: str) -> Outcome:
     "A failed Outcome for a submission that started no job: the submission's own failure reason, else `why`."
     return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else why)
-
-# %% ../../nbs/12_translator.fetch.ipynb #a851c1b7
-@patch
-def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None]:
-    "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
-    deadline = time.monotonic() + self.max_wait
-    while True:
-        st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
-        status = (st.response or {}).get('status') if st.ok else None
-        if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: return st, status
-        self.policy.sleep(self.poll_interval)
-
-# %% ../../nbs/12_translator.fetch.ipynb #18d21fbd
-@patch
-def _async_result(self: Protocol, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
-    "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
-    if status != 'Completed':
-        done = 'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait
-        reason = st.reason if not st.ok else f"async job {job} {done}"
-        return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
-    if not st.response.get('response_url'):
-        return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
-    out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
-    return replace(out, attempts=sub.attempts + out.attempts - 1)
-
-# %% ../../nbs/12_translator.fetch.ipynb #8a2d2783
-@patch
-def asyncquery(self: Protocol, body: dict) -> Outcome:
-    "TRAPI asynchronous query: submit, poll the status, fetch the response."
-    base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
-    token = self.listener.expect() if self.completion == 'callback' else None
-    callback = self.listener.url(token) if token else self.callback
-    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': callback}, self.policy)
-    job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
-    if job is None:
-        if token: self.listener.forget(token)
-        return _no_job(sub, 'asyncquery reply has no job_id')
-    if token: return self.await_callback(job, token, sub)
-    st, status = self._poll_status(base, job)
-    return self._async_result(job, sub, st, status)
 
 # %% ../../nbs/12_translator.fetch.ipynb #0e7ac5f0
 def agent_dir_name(inforesid: Any) -> str:
@@ -103,13 +144,6 @@ def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
     return d
 
-# %% ../../nbs/12_translator.fetch.ipynb #69c4833f
-@patch
-def _ars_message(self: Protocol, pk: str, trace: bool=False) -> Outcome:
-    "GET the ARS message `pk` (with `trace`: its children and merged_version)."
-    url = self.endpoint.url.rstrip('/')
-    return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
-
 # %% ../../nbs/12_translator.fetch.ipynb #4cdb50fd
 def _ars_children(parent: Outcome) -> dict[str, str]:
     "Child message pk → agent sub-directory name, from the traced parent message."
@@ -117,45 +151,6 @@ def _ars_children(parent: Outcome) -> dict[str, str]:
     kids = (parent.response or {}).get('children') or []
     return {c.get('message'): agent_dir_name(_get_path(c, 'actor', 'inforesid') or c.get('message'))
             for c in kids if isinstance(c, dict)}
-
-# %% ../../nbs/12_translator.fetch.ipynb #9aa8b870
-@patch
-def _ars_poll_children(self: Protocol, children: dict[str, str], deadline: float) -> dict[str, Any]:
-    "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
-    got = {}
-    while children and time.monotonic() <= deadline:
-        for cpk in [c for c in children if children[c] not in got]:
-            r = self._ars_message(cpk)
-            if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
-        if all(n in got for n in children.values()): break
-        self.policy.sleep(self.poll_interval)
-    return got
-
-# %% ../../nbs/12_translator.fetch.ipynb #2969adb6
-@patch
-def _ars_merged(self: Protocol, pk: str, deadline: float) -> Outcome|None:
-    "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
-    while time.monotonic() <= deadline:
-        parent = self._ars_message(pk, trace=True)
-        if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): return self._ars_message(mv)
-        self.policy.sleep(self.poll_interval)
-    return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #70c35287
-@patch
-def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
-    "ARS: submit, poll every child agent and the merged message."
-    sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
-    pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
-    if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
-    deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
-    got = self._ars_poll_children(_ars_children(parent), deadline)
-    merged = self._ars_merged(pk, deadline)
-    if merged is None or not merged.ok:
-        reason = merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s"
-        return Outcome(False, None, reason, sub.attempts, None), got
-    got['ars'] = merged.response
-    return replace(merged, attempts=sub.attempts, response=None), got
 
 # %% ../../nbs/12_translator.fetch.ipynb #762df221
 class CallbackListener:
@@ -171,52 +166,59 @@ class CallbackListener:
         with self._cond: self._expected.add(token)
         return token
 
-# %% ../../nbs/12_translator.fetch.ipynb #7a39ccf9
-@patch
-def url(self: CallbackListener, token: str) -> str:
-    "The callback URL for `token` (under `public_url` when given)."
-    base = self.public_url or f'http://{self.host}:{self.port}'
-    return f"{base.rstrip('/')}/callback/{token}"
+    def url(self, token: str) -> str:
+        "The callback URL for `token` (under `public_url` when given)."
+        base = self.public_url or f'http://{self.host}:{self.port}'
+        return f"{base.rstrip('/')}/callback/{token}"
 
-@patch
-def forget(self: CallbackListener, token: str):
-    "Stop accepting (and drop any Response for) `token`."
-    with self._cond:
-        self._expected.discard(token)
-        self._final.pop(token, None)
+    def forget(self, token: str):
+        "Stop accepting (and drop any Response for) `token`."
+        with self._cond:
+            self._expected.discard(token)
+            self._final.pop(token, None)
+
+    def receive(self, token: str, raw: bytes) -> int:
+        "Handle one POSTed body for `token`; the HTTP status to answer."
+        obj = _loads_or_none(raw)
+        with self._cond:
+            self.posts += 1
+            if token not in self._expected: return 404
+            if not isinstance(obj, dict): return 400
+            if obj.get('status') in ('Queued', 'Running'):
+                self.interim[token] += 1
+                return 200
+            self._final[token] = (obj, len(raw))
+            self._expected.discard(token)
+            self._cond.notify_all()
+            return 200
+
+    def wait(self, token: str, timeout: float) -> tuple[dict, int]|None:
+        "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
+        with self._cond:
+            if not self._cond.wait_for(lambda: token in self._final, timeout):
+                self._expected.discard(token)
+                return None
+            return self._final.pop(token)
+
+    def start(self) -> CallbackListener:
+        "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
+        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
+        return self
+
+    def stop(self):
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
 
 # %% ../../nbs/12_translator.fetch.ipynb #03f73223
 def _loads_or_none(raw: bytes) -> Any:
     "The JSON value of `raw`, or None when it is not JSON (or not UTF-8)."
     try: return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError): return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #fcc62063
-@patch
-def receive(self: CallbackListener, token: str, raw: bytes) -> int:
-    "Handle one POSTed body for `token`; the HTTP status to answer."
-    obj = _loads_or_none(raw)
-    with self._cond:
-        self.posts += 1
-        if token not in self._expected: return 404
-        if not isinstance(obj, dict): return 400
-        if obj.get('status') in ('Queued', 'Running'):
-            self.interim[token] += 1
-            return 200
-        self._final[token] = (obj, len(raw))
-        self._expected.discard(token)
-        self._cond.notify_all()
-        return 200
-
-# %% ../../nbs/12_translator.fetch.ipynb #893bb18c
-@patch
-def wait(self: CallbackListener, token: str, timeout: float) -> tuple[dict, int]|None:
-    "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
-    with self._cond:
-        if not self._cond.wait_for(lambda: token in self._final, timeout):
-            self._expected.discard(token)
-            return None
-        return self._final.pop(token)
 
 # %% ../../nbs/12_translator.fetch.ipynb #392f6f73
 def _callback_handler(listener: CallbackListener) -> type:
@@ -234,24 +236,7 @@ def _callback_handler(listener: CallbackListener) -> type:
         def log_message(self, *args): pass
     return Handler
 
-# %% ../../nbs/12_translator.fetch.ipynb #9cd752df
-@patch
-def start(self: CallbackListener) -> CallbackListener:
-    "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
-    self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
-    self._httpd.daemon_threads = True
-    self.port = self._httpd.server_address[1]
-    threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
-    return self
-
 # %% ../../nbs/12_translator.fetch.ipynb #b195ae4c
-@patch
-def stop(self: CallbackListener):
-    if self._httpd:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd = None
-
 CallbackListener.__enter__ = lambda self: self.start()
 CallbackListener.__exit__ = lambda self, *exc: self.stop()
 
@@ -262,20 +247,6 @@ def _callback_failure(job: str, resp: dict) -> str|None:
         said = f"{resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}"
         return f"async job {job}: callback reported {said}"
     return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #4e299284
-@patch
-def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
-    "Wait up to `max_wait` s for the target to POST the final Response of `job`."
-    t0 = time.perf_counter()
-    got = self.listener.wait(token, self.max_wait)
-    lat = sub.latency_s + time.perf_counter() - t0
-    if got is None:
-        reason = f"async job {job}: no callback within {self.max_wait:g}s"
-        return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
-    resp, size = got
-    if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
-    return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #d4d30768
 def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: bool=False,

@@ -15,7 +15,6 @@ from urllib.parse import urlsplit
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
-from fastcore.basics import patch
 from starlette.requests import ClientDisconnect
 
 from ..core import ConfigError, DataError, get_logger, resource_path
@@ -67,6 +66,32 @@ class KnowledgeGraph:
 
     def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [NAMED_THING]
 
+    @classmethod
+    def from_tsv(cls, path: str|os.PathLike) -> KnowledgeGraph:
+        "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, source and category columns)."
+        path, edges, cats, ids = Path(path), [], {}, set()
+        if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
+        rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
+        missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
+        if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
+        for i, r in enumerate(rows):
+            edges.append(_tsv_edge(r, i, path, ids))
+            for end in ('subject', 'object'):
+                v = (r.get(f"{end}_category") or '').strip()
+                if v: cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
+        return cls(edges, cats)
+
+    def to_tsv(self, path: str|os.PathLike) -> Path:
+        "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
+        cat = lambda c: '|'.join(self.categories.get(c, ()))
+        head = 'id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source'
+        if self.categories: head += '\tsubject_category\tobject_category'
+        lines = [head]
+        for e in self.edges:
+            row = f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}"
+            lines.append(row + (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else ''))
+        return write_text(path, '\n'.join(lines) + '\n')
+
 # %% ../../nbs/14_translator.server.ipynb #3839ca68
 def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
     "The edge of data row `i` of a KG TSV; `ids` are the edge ids read so far (this one is added)."
@@ -82,35 +107,6 @@ def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
     ids.add(eid)
     source = r.get('primary_knowledge_source') or 'infores:benchnb'
     return KGEdge(eid, r['subject'], r['predicate'], r['object'], score, source)
-
-# %% ../../nbs/14_translator.server.ipynb #b061fdd4
-@patch(cls_method=True)
-def from_tsv(cls: KnowledgeGraph, path: str|os.PathLike) -> KnowledgeGraph:
-    "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, source and category columns)."
-    path, edges, cats, ids = Path(path), [], {}, set()
-    if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
-    rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
-    missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
-    if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
-    for i, r in enumerate(rows):
-        edges.append(_tsv_edge(r, i, path, ids))
-        for end in ('subject', 'object'):
-            v = (r.get(f"{end}_category") or '').strip()
-            if v: cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
-    return cls(edges, cats)
-
-# %% ../../nbs/14_translator.server.ipynb #cc33511e
-@patch
-def to_tsv(self: KnowledgeGraph, path: str|os.PathLike) -> Path:
-    "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
-    cat = lambda c: '|'.join(self.categories.get(c, ()))
-    head = 'id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source'
-    if self.categories: head += '\tsubject_category\tobject_category'
-    lines = [head]
-    for e in self.edges:
-        row = f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}"
-        lines.append(row + (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else ''))
-    return write_text(path, '\n'.join(lines) + '\n')
 
 # %% ../../nbs/14_translator.server.ipynb #457644be
 BIOLINK_VERSION = '4.4.6'   # the biolink-model release the categories below were checked against
@@ -461,23 +457,21 @@ class Faults:
 
     def __post_init__(self): _check_fault_kind(self.fail_kind)
 
+    def pick(self, rng: random.Random, nth: int) -> str|None:
+        "The fault for the `nth` (1-based) request of a query, or None."
+        if nth <= self.fail_first: return self.fail_kind
+        rates = (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate),
+                 ('garbage', self.garbage_rate))
+        for kind, rate in rates:
+            if rate and rng.random() < rate: return kind
+        return None
+
 # %% ../../nbs/14_translator.server.ipynb #d14b6569
 async def _stopped_within(state: 'ServerState', seconds: float) -> bool:
     "Wait `seconds`, or less when the server begins to shut down: whether it did."
     try: await asyncio.wait_for(state.stopping.wait(), seconds)
     except asyncio.TimeoutError: return False
     return True
-
-# %% ../../nbs/14_translator.server.ipynb #a588c02e
-@patch
-def pick(self: Faults, rng: random.Random, nth: int) -> str|None:
-    "The fault for the `nth` (1-based) request of a query, or None."
-    if nth <= self.fail_first: return self.fail_kind
-    rates = (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate),
-             ('garbage', self.garbage_rate))
-    for kind, rate in rates:
-        if rate and rng.random() < rate: return kind
-    return None
 
 # %% ../../nbs/14_translator.server.ipynb #4720666b
 LOOPBACK = ('127.0.0.0/8', '::1')
@@ -557,18 +551,16 @@ class CallbackPool:
             try: fut.set_result(fn())
             except BaseException as e: fut.set_exception(e)
 
-# %% ../../nbs/14_translator.server.ipynb #4bcd556b
-@patch
-def submit(self: CallbackPool, fn) -> cf.Future:
-    "Queue `fn` (its job holds a place); its Future."
-    with self.lock:
-        if not self.threads:
-            self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
-                            for _ in range(self.workers)]
-            for t in self.threads: t.start()
-    fut = cf.Future()
-    self.tasks.put_nowait((fut, fn))
-    return fut
+    def submit(self, fn) -> cf.Future:
+        "Queue `fn` (its job holds a place); its Future."
+        with self.lock:
+            if not self.threads:
+                self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
+                                for _ in range(self.workers)]
+                for t in self.threads: t.start()
+        fut = cf.Future()
+        self.tasks.put_nowait((fut, fn))
+        return fut
 
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
 class BoundedStore(collections.OrderedDict):
@@ -589,12 +581,10 @@ class BoundedStore(collections.OrderedDict):
             k, _ = self.popitem(last=False)
             self.born.pop(k, None)
 
-# %% ../../nbs/14_translator.server.ipynb #91fbad0c
-@patch
-def get(self: BoundedStore, key, default=None):
-    "The entry for `key` (after pruning), or `default`."
-    self.prune()
-    return super(BoundedStore, self).get(key, default)
+    def get(self, key, default=None):
+        "The entry for `key` (after pruning), or `default`."
+        self.prune()
+        return super(BoundedStore, self).get(key, default)
 
 # %% ../../nbs/14_translator.server.ipynb #fddc0095
 def query_key(body: dict) -> str:
@@ -628,34 +618,28 @@ class ServerState:
         self.enable_faults, self.budget, self.body_timeout = enable_faults, budget or QueryBudget(), body_timeout
         self.stopping = asyncio.Event()              # set as the server shuts down: hung requests end at once
 
-# %% ../../nbs/14_translator.server.ipynb #1327f184
-@patch
-def count(self: ServerState, body: dict, key: str|None=None) -> str|None:
-    "Count one query request; return the fault to apply (if any)."
-    key = key or query_key(body)
-    with self.lock:
-        self.hits += 1
-        self.by_query[key] += 1
-        if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
-        fault = self.faults.pick(self.rng, self.by_query[key])
-        if fault: self.faulted[fault] += 1
-        return fault
+    def count(self, body: dict, key: str|None=None) -> str|None:
+        "Count one query request; return the fault to apply (if any)."
+        key = key or query_key(body)
+        with self.lock:
+            self.hits += 1
+            self.by_query[key] += 1
+            if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
+            fault = self.faults.pick(self.rng, self.by_query[key])
+            if fault: self.faulted[fault] += 1
+            return fault
 
-# %% ../../nbs/14_translator.server.ipynb #479dc658
-@patch
-def remember(self: ServerState, log: list, entry: dict):
-    "Append to one of the state's logs, keeping the last `max_log` entries."
-    with self.lock:
-        log.append(entry)
-        del log[:-self.max_log]
+    def remember(self, log: list, entry: dict):
+        "Append to one of the state's logs, keeping the last `max_log` entries."
+        with self.lock:
+            log.append(entry)
+            del log[:-self.max_log]
 
-# %% ../../nbs/14_translator.server.ipynb #df05bcbf
-@patch
-def stats(self: ServerState) -> dict:
-    "The request counters: hits, per query, faults applied, and the sizes of the job stores."
-    bq = self.by_query
-    return {'hits': self.hits, 'distinct_queries': len(bq), 'max_hits_per_query': max(bq.values(), default=0),
-            'faults': dict(self.faulted), 'by_query': dict(bq), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
+    def stats(self) -> dict:
+        "The request counters: hits, per query, faults applied, and the sizes of the job stores."
+        bq = self.by_query
+        return {'hits': self.hits, 'distinct_queries': len(bq), 'max_hits_per_query': max(bq.values(), default=0),
+                'faults': dict(self.faulted), 'by_query': dict(bq), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
 
 # %% ../../nbs/14_translator.server.ipynb #a6fd4e46
 async def fault_response(state: ServerState, fault: str|None):
@@ -1241,17 +1225,15 @@ class ReferenceServer:
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
 
-# %% ../../nbs/14_translator.server.ipynb #61113dbe
-@patch
-def start(self: ReferenceServer) -> ReferenceServer:
-    "Run the server in a daemon thread; return once it listens."
-    import uvicorn
-    self._server = uvicorn.Server(server_config(self.state, self.host, self.port))
-    self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
-    self._thread.start()
-    _wait_started(self._server, self._thread, self.port)
-    self.port = self._server.servers[0].sockets[0].getsockname()[1]
-    return self
+    def start(self) -> ReferenceServer:
+        "Run the server in a daemon thread; return once it listens."
+        import uvicorn
+        self._server = uvicorn.Server(server_config(self.state, self.host, self.port))
+        self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
+        self._thread.start()
+        _wait_started(self._server, self._thread, self.port)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
 
 # %% ../../nbs/14_translator.server.ipynb #77f387b6
 PREFIX_CATEGORIES = {'NCBIGene': 'Gene', 'HGNC': 'Gene', 'ENSEMBL': 'Gene', 'UniProtKB': 'Protein',
