@@ -38,7 +38,7 @@ def _class_source(cls) -> str:
 
 def field_docs(cls) -> dict[str, str]:
     "Each field's comment in the source of `cls` or of the dataclass it inherits it from (docments style); '' if none."
-    src = '\n'.join(_class_source(c) for c in cls.__mro__ if '__dataclass_fields__' in vars(c))  # own first, then bases
+    src = '\n'.join(_class_source(c) for c in cls.__mro__ if '__dataclass_fields__' in vars(c))  # own first
     out, names = {}, {f.name for f in fields(cls)}
     lines = src.splitlines()
     for tok in tokenize.generate_tokens(io.StringIO(src).readline):
