@@ -5,7 +5,7 @@
 # %% ../../nbs/16_translator.acceptance.ipynb #38f393da
 from __future__ import annotations
 import collections, hashlib, json, os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -17,8 +17,8 @@ from ..runs import Ledger, write_text
 from .config import TranslatorConfig, load_config
 from .client import (
     LEDGER_FILE, NODENORM_URL, RetryPolicy, extract_message, make_session, request_json)
-from .fetch import (PROBE_TIMEOUT, FetchSummary, Protocol, choose_run_dir, probe_target,
-                                      resolve_endpoint, run_requests)
+from .fetch import (PROBE_TIMEOUT, FetchSummary, Protocol, RunOptions, choose_run_dir,
+                                      probe_target, resolve_endpoint, run_requests)
 from .queries import uid_filenames
 
 # %% auto #0
@@ -491,25 +491,20 @@ def _run_params(suite: Suite, target: str, ep, concurrency: int, normalized, pla
             'unqueryable': sum(p.uid is None for p in plan)}
 
 # %% ../../nbs/16_translator.acceptance.ipynb #8303e029
-def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
-              config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None, new: bool=False,
-              retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0, max_wait: float=600.0,
-              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, session=None,
-              probe_timeout: float|None=PROBE_TIMEOUT, stop_if_down: bool=False) -> SuiteRun:
-    ("Fetch every query of `suite` from `target` into a resumable run directory; `stop_if_down`: stop, as `fetch` "
-     "does, when the first 5 queries all fail in a way that blames the target (5 HTTP 500s, say).")
+def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike, opts: RunOptions|None=None,
+              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, **changes) -> SuiteRun:
+    ("Fetch every query of `suite` from `target` into a resumable run directory (`changes`: `RunOptions` fields); "
+     "unless `stop_if_down` is set, every query is sent even when the first ones all fail.")
+    o = replace(opts or RunOptions(stop_if_down=False), **changes)
     suite = suite if isinstance(suite, Suite) else load_suites(tests, [suite])[suite]
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = resolve_endpoint(cfg, target, 'fetch', url, mode)
+    ep = resolve_endpoint(o.translator_config(), target, 'fetch', o.url, o.mode)
     plan, queries = plan_suite(suite, normalized)
     bodies = {u: {**q, 'workflow': ep.workflow} if ep.workflow else q for u, q in queries.items()}
-    run_dir = choose_run_dir(Path(results_dir)/suite.id/target, list(bodies), run_id, new, retry_failed)
-    params = _run_params(suite, target, ep, concurrency, normalized, plan)
-    with (session or make_session(concurrency)) as s:
-        protocol = Protocol(s, ep, policy or RetryPolicy(), poll_interval, max_wait)
-        summary = run_requests(bodies, protocol, run_dir, params, concurrency, retry_failed, limit,
-                               kind='translator-tests', probe_timeout=probe_timeout, fail_fast=stop_if_down)
+    run_dir = choose_run_dir(Path(results_dir)/suite.id/target, list(bodies), o.run_id, o.new, o.retry_failed)
+    params = _run_params(suite, target, ep, o.concurrency, normalized, plan)
+    with (o.session or make_session(o.concurrency)) as s:
+        protocol = Protocol(s, ep, o.retry_policy(), o.poll_interval, o.max_wait)
+        summary = run_requests(bodies, protocol, run_dir, params, o, kind='translator-tests')
     return SuiteRun(suite, target, run_dir, ep.mode, plan, queries, summary)
 
 # %% ../../nbs/16_translator.acceptance.ipynb #3ba3d5e8
@@ -734,20 +729,21 @@ def probe_targets(targets: Mapping[str, str|None], timeout: float|None=PROBE_TIM
 
 # %% ../../nbs/16_translator.acceptance.ipynb #06f2d82b
 def run_suites(suite_ids: Sequence[str], targets: Mapping[str, str|None], results_dir: str|os.PathLike,
-               fail_fast: bool=False, probe_timeout: float|None=PROBE_TIMEOUT,
-               **kw) -> tuple[list[SuiteRun], list[dict]]:
-    "Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json)."
-    tests = kw.pop('tests', None)
+               opts: RunOptions|None=None, fail_fast: bool=False, **kw) -> tuple[list[SuiteRun], list[dict]]:
+    ("Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json); "
+     "`kw`: `normalized`, `tests` and `RunOptions` fields.")
+    tests, normalized = kw.pop('tests', None), kw.pop('normalized', None)
+    o = replace(opts or RunOptions(stop_if_down=False), **kw)
     suites, dead, runs, rows = load_suites(tests, list(suite_ids)), {}, [], []
-    probe_targets(targets, probe_timeout, kw.get('config'), kw.get('mode'))
+    probe_targets(targets, o.probe_timeout, o.config, o.mode)            # once, before any suite
     for sid in suite_ids:
         for name, url in targets.items():
             if name in dead:
                 rows += _not_run(suites[sid], name, dead[name])
                 continue
-            r = run_suite(suites[sid], name, results_dir, url=url, tests=tests, probe_timeout=None, **kw)
+            r = run_suite(suites[sid], name, results_dir, replace(o, url=url, probe_timeout=0), normalized)
             runs.append(r)
-            rows += verdicts(r, kw.get('normalized'))
+            rows += verdicts(r, normalized)
             if fail_fast and r.fetch.counts['failed'] and not r.fetch.counts['ok']:
                 dead[name] = f"{sid}: {next(iter(r.fetch.reasons), '?')}"
     return runs, rows

@@ -15,13 +15,15 @@ from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, real_folder, safe_name, write_json
 from .config import (LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError,
                                        load_config)
-from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
+from ..options import opt
+from .client import (LEDGER_FILE, HttpOptions, Outcome, RetryPolicy, extract_message, make_session,
+                                       request_json)
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
 __all__ = ['log', 'FAIL_FAST', 'PROBE_TIMEOUT', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir',
-           'target_down_reason', 'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint',
-           'fetch_benchmark', 'score_run']
+           'target_down_reason', 'probe_target', 'FetchSummary', 'RunOptions', 'FetchOptions', 'run_requests',
+           'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
@@ -314,6 +316,48 @@ class FetchSummary:
         c = self.counts
         return f"{self.run_dir}: {c['ok']} ok, {c['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
 
+# %% ../../nbs/12_translator.fetch.ipynb #61c57b46
+@dataclass
+class RunOptions(HttpOptions):
+    "How a resumable run sends its queries to one target."
+    url: str|None = None                  # Override the target URL, or define an ad-hoc target.
+    mode: str|None = None                 # sync | async | ars (default from targets.json).
+    run_id: str|None = opt(None, '--run-id', '--resume')  # Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path).
+    new: bool = False                     # Always start a new run.
+    retry_failed: bool = False            # Refetch the failed queries of the latest run.
+    limit: int|None = None                # Fetch at most this many pending queries.
+    poll_interval: float = 5.0            # Async/ARS status poll interval (s).
+    max_wait: float = 600.0               # Async/ARS time budget per query (s).
+    probe_timeout: float = PROBE_TIMEOUT  # Before any query: seconds to wait for the target to accept a connection and answer one GET (0: no probe).
+    config: Path|None = None              # Config directory (default: the shipped upstream benchmarks).
+    stop_if_down: bool = opt(True, cli=False)          # stop when the first queries all fail in a way that blames the target
+    session: Any = opt(None, cli=False, sweep=False)   # the `requests.Session` to send with (default: one for the run)
+
+    def translator_config(self) -> TranslatorConfig:
+        "`config` loaded (it may be a `TranslatorConfig` already)."
+        return self.config if isinstance(self.config, TranslatorConfig) else load_config(self.config)
+
+# %% ../../nbs/12_translator.fetch.ipynb #745f0fd5
+@dataclass
+class FetchOptions(RunOptions):
+    "How `fetch` gets a benchmark's answers from a target."
+    unscored: bool = False                # Use the target's fetch_unscored entry.
+    trapi: str|None = None                # TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters.
+    query_timeout: float|None = None      # Time budget asked of the target per query (s), sent in the query.
+    log_level: str|None = None            # TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG.
+    bypass_cache: bool|None = opt(None, '--bypass-cache/--use-cache')  # TRAPI bypass_cache sent in the query.
+    completion: str = opt('poll', '--async-completion')  # Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener).
+    callback_host: str = '127.0.0.1'      # Address the callback listener binds to.
+    callback_port: int = 0                # Port of the callback listener (0: any free port).
+    callback_url: str|None = None         # Base URL the target should call back (default http://HOST:PORT).
+    options: dict|None = opt(None, cli=False, sweep=False)   # query options as a mapping; the three above win
+    listener: Any = opt(None, cli=False, sweep=False)        # a started `CallbackListener` (default: one for the run)
+
+    def sent_options(self) -> dict:
+        "The TRAPI query options sent with every query (None ones left out; an unknown one raises)."
+        given = zip(QUERY_OPTIONS, (self.query_timeout, self.log_level, self.bypass_cache))
+        return _known_options({**(self.options or {}), **{k: v for k, v in given if v is not None}})
+
 # %% ../../nbs/12_translator.fetch.ipynb #d25695ce
 def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:
     "Record as ok each query whose response file `main_file(uid)` exists but has no ledger line yet."
@@ -372,19 +416,18 @@ def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
     return counts, dict(reasons.most_common())
 
 # %% ../../nbs/12_translator.fetch.ipynb #8560fd08
-def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
-                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
-                 fail_fast: bool=False, probe_timeout: float|None=None) -> FetchSummary:
-    "Send each pending body (uid → query) with `protocol` on `concurrency` threads; store responses; record the ledger."
+def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, o: RunOptions,
+                 kind: str='translator-fetch') -> FetchSummary:
+    "Send each pending body (uid → query) with `protocol` on `o.concurrency` threads; store responses; record the ledger."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
-    todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
+    todo = ledger.pending(bodies, retry_failed=o.retry_failed)[:o.limit]
     target, url = parameters.get('target'), protocol.endpoint.url
-    if todo and probe_timeout: probe_target(url, probe_timeout, target, protocol.session)   # before the RunDir
+    if todo and o.probe_timeout: probe_target(url, o.probe_timeout, target, protocol.session)   # before the RunDir
     rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
     one = lambda u: _fetch_one(protocol, u, bodies[u], run_dir, names[u], ledger)
     with _recording_stops(rd, ledger, len(bodies)):
-        _send_all(one, todo, concurrency, fail_fast, protocol, f"fetch {run_dir.parent.name}", target)
+        _send_all(one, todo, o.concurrency, o.stop_if_down, protocol, f"fetch {run_dir.parent.name}", target)
     counts, reasons = _finish_run(rd, ledger, len(bodies))
     return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, reasons, target or '', url)
 
@@ -454,46 +497,41 @@ def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
     return policy
 
 # %% ../../nbs/12_translator.fetch.ipynb #7ed8d5d3
-def _fetch_params(benchmark: str, target: str, ep: Endpoint, unscored: bool, concurrency: int, policy: RetryPolicy,
-                  cfg: TranslatorConfig, options: dict, completion: str) -> dict:
+def _fetch_params(benchmark: str, target: str, ep: Endpoint, o: FetchOptions, policy: RetryPolicy,
+                  cfg: TranslatorConfig, options: dict) -> dict:
     "The parameters a fetch run records in its manifest."
     return {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow,
-            'scored': not unscored, 'concurrency': concurrency, 'timeout': list(policy.timeout),
+            'scored': not o.unscored, 'concurrency': o.concurrency, 'timeout': list(policy.timeout),
             'retries': policy.retries, 'config': str(cfg.path), 'trapi': ep.trapi, 'query_options': options,
-            **({'async_completion': completion} if ep.mode == 'async' else {})}
+            **({'async_completion': o.completion} if ep.mode == 'async' else {})}
 
 # %% ../../nbs/12_translator.fetch.ipynb #bccc477d
 @contextlib.contextmanager
-def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, session: requests.Session|None, concurrency: int,
-                    poll_interval: float, max_wait: float, completion: str, listener: CallbackListener|None):
-    "The `Protocol` of a fetch run, with its session (and listener) closed at the end."
-    with (session or make_session(concurrency)) as s, contextlib.ExitStack() as stack:
-        if completion == 'callback' and listener is None: listener = stack.enter_context(CallbackListener())
-        yield Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
+def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, o: FetchOptions):
+    "The `Protocol` of a fetch run, with its session (and the listener it started) closed at the end."
+    listener = o.listener
+    with (o.session or make_session(o.concurrency)) as s, contextlib.ExitStack() as stack:
+        if o.completion == 'callback' and listener is None:
+            listener = stack.enter_context(CallbackListener(o.callback_host, o.callback_port, o.callback_url))
+        yield Protocol(s, ep, policy, o.poll_interval, o.max_wait, completion=o.completion, listener=listener)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ccc754ab
 def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
-                    config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
-                    unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None,
-                    new: bool=False, retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0,
-                    max_wait: float=600.0, session: requests.Session|None=None, options: Mapping|None=None,
-                    trapi: str|None=None, completion: str='poll', listener: CallbackListener|None=None,
-                    fail_fast: bool=True, probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
-    "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
-    options = _known_options(options)
+                    config: TranslatorConfig|str|os.PathLike|None=None, opts: FetchOptions|None=None,
+                    **changes) -> FetchSummary:
+    "Fetch every query of `benchmark` from `target` into a (resumable) run directory (`changes`: `FetchOptions` fields)."
+    o = replace(opts or FetchOptions(), **changes, **({} if config is None else {'config': config}))
+    cfg = o.translator_config()
+    ep = _fetch_endpoint(cfg, target, o.unscored, o.url, o.mode, o.trapi, o.completion)
+    options = o.sent_options()
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
     for name, what in ((benchmark, 'benchmark'), (target, 'target')):
         safe_name(name, what)            # a folder under results_dir: ../../x is refused (--run-id may be a path)
-    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
-    policy = _fetch_policy(policy, options)
-    params = _fetch_params(benchmark, target, ep, unscored=unscored, concurrency=concurrency, policy=policy, cfg=cfg,
-                           options=options, completion=completion)
-    with _fetch_protocol(ep, policy, session, concurrency=concurrency, poll_interval=poll_interval,
-                         max_wait=max_wait, completion=completion, listener=listener) as proto:
-        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast,
-                            probe_timeout=probe_timeout if fail_fast else None)
+    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), o.run_id, o.new, o.retry_failed)
+    policy = _fetch_policy(o.retry_policy(), options)
+    params = _fetch_params(benchmark, target, ep, o, policy, cfg, options)
+    with _fetch_protocol(ep, policy, o) as proto:       # probed only when it stops on a target that is down
+        return run_requests(bodies, proto, run_dir, params, o if o.stop_if_down else replace(o, probe_timeout=0))
 
 # %% ../../nbs/12_translator.fetch.ipynb #e10c98ed
 def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str, dict]:
@@ -510,19 +548,16 @@ def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str,
 
 # %% ../../nbs/12_translator.fetch.ipynb #e8dc0a44
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None,
-              url: str|None=None, concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False,
-              session=None, options: Mapping|None=None, fail_fast: bool=True,
-              probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
+              opts: FetchOptions|None=None, **changes) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
+    o = replace(opts or FetchOptions(), **changes, **({} if config is None else {'config': config}))
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = resolve_endpoint(cfg, target, 'score', url)
-    bodies = _scoring_bodies(src, ep, options)
+    ep = resolve_endpoint(o.translator_config(), target, 'score', o.url)
+    bodies = _scoring_bodies(src, ep, o.sent_options())
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow,
-              'concurrency': concurrency}
-    with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy or RetryPolicy()), out, params, concurrency, retry_failed,
-                            kind='translator-score', fail_fast=fail_fast,
-                            probe_timeout=probe_timeout if fail_fast else None)
+              'concurrency': o.concurrency}
+    with (o.session or make_session(o.concurrency)) as s:
+        return run_requests(bodies, Protocol(s, ep, o.retry_policy()), out, params,
+                            o if o.stop_if_down else replace(o, probe_timeout=0), kind='translator-score')
