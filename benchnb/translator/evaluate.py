@@ -24,7 +24,7 @@ from .validate import Problem, validate_response
 # %% auto #0
 __all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
            'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'bad_score',
+           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'Judging', 'bad_score',
            'evaluate_responses', 'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses',
            'result_dirs', 'report_ks', 'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results',
            'synthetic_responses']
@@ -447,28 +447,44 @@ def query_status(response: Any, failed: bool=False) -> str:
     if is_failure_marker(response) or malformed_results(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
 
+# %% ../../nbs/13_translator.evaluate.ipynb #c0ecda95
+@dataclass
+class Judging:
+    "How stored results are ranked and matched against the ground truth."
+    k: int = 20                  # Number of ranked results considered (1 to 1000).
+    binding: str = 'first'       # first (upstream) | any bound CURIE may match.
+    score_from: str = 'first'    # first (upstream) | max analysis score.
+    order_by: str = 'score'      # score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score).
+    no_xref: bool = False        # Ignore biolink:xref aliases.
+    validate: bool = False       # Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.
+
+    def recorded(self) -> dict:
+        "What an `Evaluation` records of these options."
+        return {'binding': self.binding, 'score_from': self.score_from, 'order_by': self.order_by,
+                'use_xref': not self.no_xref}
+
 # %% ../../nbs/13_translator.evaluate.ipynb #36908cec
-def _check_options(queries: Sequence[Query], benchmark: str, k: int, binding: str, score_from: str, order_by: str):
+def _check_options(queries: Sequence[Query], benchmark: str, j: Judging):
     "DataError for a benchmark without queries, k < 1, or an unknown binding / score_from / order_by."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
-    if k < 1: raise DataError("k must be at least 1", field='k', value=k)
-    choices = (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')),
-               ('order_by', order_by, ORDERS))
+    if j.k < 1: raise DataError("k must be at least 1", field='k', value=j.k)
+    choices = (('binding', j.binding, ('first', 'any')), ('score_from', j.score_from, ('first', 'max')),
+               ('order_by', j.order_by, ORDERS))
     for name, v, ok in choices:
         if v not in ok: raise DataError(f"must be one of {', '.join(ok)}", field=name, value=v)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #1497104d
-def _judge_response(resp: Any, q: Query, k: int, norm: dict[str, str], truth: set[tuple], binding: str='first',
-                    score_from: str='first', order_by: str='score', use_xref: bool=True) -> tuple[int, str, np.ndarray]:
+def _judge_response(resp: Any, q: Query, norm: dict[str, str], truth: set[tuple],
+                    j: Judging) -> tuple[int, str, np.ndarray]:
     "(results returned, score source used, hits at 1..k) of one stored response to `q`."
     msg = extract_message(resp)
     results = msg.get('results')
     n = len(results) if isinstance(results, list) else 0
     anyb = False
     if n: results, anyb = answer_view(results, msg, _get(q.message, 'message', 'query_graph') or {}, q.slots)
-    ranked, src = rank_scored(results, k, score_from, order_by)
-    if use_xref: add_xref_aliases(norm, msg)
-    return n, src, judge(ranked, truth, q.slots, k, norm, 'any' if anyb else binding)
+    ranked, src = rank_scored(results, j.k, j.score_from, j.order_by)
+    if not j.no_xref: add_xref_aliases(norm, msg)
+    return n, src, judge(ranked, truth, q.slots, j.k, norm, 'any' if anyb else j.binding)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #9042a0e0
 def bad_score(results: Any) -> tuple[str, Any]|None:
@@ -485,19 +501,19 @@ def bad_score(results: Any) -> tuple[str, Any]|None:
     return None
 
 # %% ../../nbs/13_translator.evaluate.ipynb #ff88a94b
-def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], k: int, norm: dict[str, str],
-               truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str], list[tuple]]:
+def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], norm: dict[str, str],
+               truth: dict[str, set], j: Judging) -> tuple[dict, Counter, list[str], list[tuple]]:
     "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored; malformed)."
-    hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
-    problems, sources, unscored, malformed = [] if validate else None, Counter(), [], []
+    hits, status, n_res = np.zeros((len(queries), j.k), bool), [], np.zeros(len(queries), int)
+    problems, sources, unscored, malformed = [] if j.validate else None, Counter(), [], []
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
         if resp is not None and (why := malformed_results(resp)): malformed.append((q.uid, why))
         if status[-1] not in ('answered', 'empty'): continue
-        if validate: problems += validate_response(resp, q.uid, q.slots)
+        if j.validate: problems += validate_response(resp, q.uid, q.slots)
         if bad := bad_score(extract_message(resp).get('results')): malformed.append((q.uid, f"{bad[0]} is {bad[1]!r}"))
-        n_res[i], src, hits[i] = _judge_response(resp, q, k, norm, truth[q.uid], **opts)
+        n_res[i], src, hits[i] = _judge_response(resp, q, norm, truth[q.uid], j)
         if n_res[i]: sources[src] += 1
         if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
     R = np.array([len(truth[q.uid]) for q in queries])
@@ -524,20 +540,16 @@ def _malformed_warning(benchmark: str, malformed: list[tuple]) -> list[str]:
 # %% ../../nbs/13_translator.evaluate.ipynb #d49f43e4
 @paused_gc()
 def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
-                       k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None,
-                       order_by: str='score', validate: bool=False) -> Evaluation:
-    "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
-    _check_options(queries, benchmark, k, binding, score_from, order_by)
-    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
+                       normalizer: Mapping[str, str]|None=None, failed: Iterable[str]=(), **judging) -> Evaluation:
+    "Judge `responses` (uid → TRAPI response or None) for `queries` (`judging`: `Judging` fields); an `Evaluation`."
+    j = Judging(**judging)
+    _check_options(queries, benchmark, j)
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
-    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, k=k, norm=norm, truth=truth,
-                                                    validate=validate, opts=opts)
-    opts['score_sources'] = dict(sources)
+    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, norm, truth, j)
+    opts = {**j.recorded(), 'score_sources': dict(sources)}
     warn = _unscored_warning(benchmark, unscored) + _malformed_warning(benchmark, malformed)
-    uids = [q.uid for q in queries]
-    return Evaluation(benchmark, target, uids, results_dir=results_dir, options=opts, warnings=warn, **cols)
+    return Evaluation(benchmark, target, [q.uid for q in queries], options=opts, warnings=warn, **cols)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #ac0e808a
 class ResponseFiles(Mapping):
@@ -735,20 +747,19 @@ def _result_sources(results: str|os.PathLike|Mapping, uids: Sequence[str], queri
     return [(d, *load_responses(d, uids, queries)) for d in paths]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #91b6aec9
-def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
-                     normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
-                     score_from: str='first', order_by: str='score', validate: bool=False) -> list[Evaluation]:
-    "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response."
+def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=Judging.k,
+                     config=None, normalizer: str|os.PathLike|Mapping='identity', **judging) -> list[Evaluation]:
+    "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response (`judging`: `Judging`)."
     from benchnb.translator.config import TranslatorConfig, load_config
     from benchnb.translator.queries import build_queries
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     queries = build_queries(cfg, benchmark)
     norm, uids = make_normalizer(queries, normalizer), [q.uid for q in queries]
-    sources = _result_sources(results, uids, queries)
-    return [evaluate_responses(benchmark, queries, resp, target=_target_name(target, d), k=k, normalizer=norm,
-                               use_xref=use_xref, binding=binding, score_from=score_from, failed=failed,
-                               results_dir=str(d) if d else None, order_by=order_by, validate=validate)
-            for d, resp, failed in sources]
+    evs = []
+    for d, resp, failed in _result_sources(results, uids, queries):
+        evs.append(evaluate_responses(benchmark, queries, resp, _target_name(target, d), norm, failed, k=k, **judging))
+        evs[-1].results_dir = str(d) if d else None
+    return evs
 
 # %% ../../nbs/13_translator.evaluate.ipynb #424217f5
 def _fake_message(q: Query, scores: list[float], planted: np.ndarray, pick: np.ndarray) -> dict:
