@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, collections, contextlib, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue
 import random, socket, sys, threading, time, uuid
 import concurrent.futures as cf
-from dataclasses import dataclass, asdict, fields
+from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -18,6 +18,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.requests import ClientDisconnect
 
 from ..core import ConfigError, DataError, get_logger, resource_path
+from ..options import opt
 from ..runs import MAX_JSON_DEPTH, json_depth, write_text
 from .config import QUERY_OPTIONS, TranslatorConfig, load_config
 from .queries import build_queries
@@ -28,9 +29,9 @@ __all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PAREN
            'categories_match', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies',
            'constrained_kg', 'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults',
            'embedded_ipv4', 'CallbackPolicy', 'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key',
-           'ServerState', 'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults',
-           'as_trapi2', 'as_trapi15', 'read_body', 'check_request_headers', 'make_app', 'post_callback', 'ars_merged',
-           'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+           'ServerOptions', 'ServerState', 'fault_response', 'trapi_check', 'check_query_graph', 'check_query',
+           'check_faults', 'as_trapi2', 'as_trapi15', 'read_body', 'check_request_headers', 'make_app', 'post_callback',
+           'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -592,30 +593,48 @@ def query_key(body: dict) -> str:
     qg = (body.get('message') or {}).get('query_graph') or {}
     return hashlib.sha1(json.dumps(qg, sort_keys=True).encode()).hexdigest()[:16]
 
+# %% ../../nbs/14_translator.server.ipynb #c6cec200
+@dataclass
+class ServerOptions:
+    "The reference server's behaviour and limits (all but its knowledge graph and its faults)."
+    max_results: int = 500                 # Most results per answer.
+    trapi_version: str = '1.5'             # TRAPI version spoken: 1.5 or 2.0.
+    max_body: int = 50_000_000             # Largest request body accepted, in bytes (larger: 413).
+    max_jobs: int = 1000                   # Async/ARS jobs kept at once (beyond it the oldest is dropped).
+    job_ttl: float = 3600.0                # Seconds a job stays retrievable after its submission.
+    enable_faults: bool = False            # Serve POST /benchnb/faults (whoever reaches the server can then make it fail or hang).
+    async_delay: float = opt(0.05, cli=False)        # seconds before an async job is answered
+    ars_delay: float = opt(0.2, cli=False)           # seconds before an ARS message's agents are done
+    async_callback: bool = opt(True, cli=False)      # POST an async job's response to its callback URL
+    async_interim: bool = opt(False, cli=False)      # ... after a `Running` one
+    callback_workers: int = opt(4, cli=False)        # threads that deliver callbacks
+    callback_capacity: int = opt(256, cli=False)     # callbacks waiting at most (beyond: the async query is refused)
+    callback_deadline: float = opt(60.0, cli=False)  # seconds one callback delivery may take in all
+    body_timeout: float = opt(30.0, cli=False)       # seconds to wait for each piece of a request body
+    body_deadline: float = opt(60.0, cli=False)      # seconds a whole request body may take
+    max_connections: int = opt(512, cli=False)       # connections served at once
+    callback_policy: Any = opt(None, cli=False)      # a `CallbackPolicy` (default: public addresses only)
+    budget: Any = opt(None, cli=False)               # a `QueryBudget` (default: `QueryBudget()`)
+    allowed_hosts: Any = opt(None, cli=False)        # Host headers answered (None: any)
+
 # %% ../../nbs/14_translator.server.ipynb #dcab8df3
 class ServerState:
     "Everything the reference server knows and counts (job stores and logs bounded)."
-    def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
-                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False,
-                 max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000,
-                 callback_policy: CallbackPolicy|None=None, callback_workers: int=4, enable_faults: bool=False,
-                 budget: QueryBudget|None=None, body_timeout: float=30.0, body_deadline: float=60.0,
-                 callback_capacity: int=256, callback_deadline: float=60.0, allowed_hosts: Sequence[str]|None=None,
-                 max_connections: int=512):
-        self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
-        self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
-        self.async_callback, self.async_interim = async_callback, async_interim
+    def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, opts: ServerOptions|None=None, **changes):
+        "`changes`: `ServerOptions` fields."
+        o = replace(opts or ServerOptions(), **changes)
+        self.__dict__.update((f.name, getattr(o, f.name)) for f in fields(o))      # every option is an attribute
+        self.kg, self.faults = kg, faults or Faults()
         self.callbacks, self.status_polls, self.max_log = [], 0, 1000
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
-        self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # 4 ARS msgs/submit
+        self.jobs, self.ars = BoundedStore(o.max_jobs, o.job_ttl), BoundedStore(4 * o.max_jobs, o.job_ttl)   # 4/submit
         self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
-        self.callback_policy = callback_policy or CallbackPolicy()
-        self.callback_pool = CallbackPool(callback_workers, callback_capacity)
-        self.callback_timeout, self.callback_deadline = (5.0, 10.0), callback_deadline   # connect, read; one delivery
-        self.body_deadline, self.max_connections = body_deadline, max_connections
-        self.allowed_hosts = None if allowed_hosts is None else {h.lower().strip('[]') for h in allowed_hosts}
-        self.enable_faults, self.budget, self.body_timeout = enable_faults, budget or QueryBudget(), body_timeout
+        self.callback_policy = o.callback_policy or CallbackPolicy()
+        self.callback_pool = CallbackPool(o.callback_workers, o.callback_capacity)
+        self.callback_timeout = (5.0, 10.0)                                      # connect, read; one delivery
+        self.allowed_hosts = None if o.allowed_hosts is None else {h.lower().strip('[]') for h in o.allowed_hosts}
+        self.budget = o.budget or QueryBudget()
         self.stopping = asyncio.Event()              # set as the server shuts down: hung requests end at once
 
     def count(self, body: dict, key: str|None=None) -> str|None:
