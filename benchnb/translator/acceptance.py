@@ -17,8 +17,9 @@ from ..runs import Ledger, write_text
 from .config import TranslatorConfig, load_config
 from .client import (
     LEDGER_FILE, NODENORM_URL, RetryPolicy, extract_message, make_session, request_json)
-from .fetch import (PROBE_TIMEOUT, FetchSummary, Protocol, RunOptions, choose_run_dir,
-                                      probe_target, resolve_endpoint, run_requests)
+from .fetch import (FetchSummary, Protocol, choose_run_dir, probe_target, resolve_endpoint,
+                                      run_requests)
+from .options import PROBE_TIMEOUT, RunOptions
 from .queries import uid_filenames
 
 # %% auto #0

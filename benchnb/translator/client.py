@@ -12,14 +12,14 @@ from typing import Any, Callable, Sequence
 import requests
 from requests.adapters import HTTPAdapter
 
-from ..core import ConfigError, RunError, get_logger
-from ..options import opt
+from ..core import RunError, get_logger
+from .options import HttpOptions
 from .queries import normalizer_from_nodenorm
 
 # %% auto #0
-__all__ = ['log', 'NOT_RETRIED', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'HttpOptions', 'is_retryable',
-           'http_failure_reason', 'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session', 'request_json',
-           'extract_message', 'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
+__all__ = ['log', 'NOT_RETRIED', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason',
+           'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session', 'request_json', 'extract_message',
+           'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7
 log = get_logger('translator.client')
@@ -27,10 +27,10 @@ log = get_logger('translator.client')
 @dataclass
 class RetryPolicy:
     "Timeouts and retry schedule for one HTTP request."
-    retries: int = 2                 # extra attempts after the first (upstream: 3 attempts in all)
-    connect_timeout: float = 10.0
-    read_timeout: float = 300.0
-    backoff: float = 1.0             # first retry delay (s); doubles each retry
+    retries: int = HttpOptions.retries                  # extra attempts after the first (upstream: 3 attempts in all)
+    connect_timeout: float = HttpOptions.connect_timeout
+    read_timeout: float = HttpOptions.timeout
+    backoff: float = HttpOptions.backoff                # first retry delay (s); doubles each retry
     max_backoff: float = 60.0
     jitter: float = 0.5              # delay × (1 + jitter·U[0, 1))
     max_retry_after: float = 300.0   # cap on a server's Retry-After
@@ -38,24 +38,6 @@ class RetryPolicy:
 
     @property
     def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
-
-# %% ../../nbs/12a_translator.client.ipynb #3f1ff21e
-@dataclass
-class HttpOptions:
-    "How queries are sent: parallel requests, timeouts and retries."
-    concurrency: int = opt(8, '-n')                       # Parallel requests.
-    timeout: float = RetryPolicy.read_timeout             # Read timeout per request (s).
-    connect_timeout: float = RetryPolicy.connect_timeout  # Connect timeout (s).
-    retries: int = RetryPolicy.retries                    # Retries after the first attempt.
-    backoff: float = RetryPolicy.backoff                  # First retry delay (s), doubled each retry, with jitter.
-    policy: RetryPolicy|None = opt(None, cli=False, sweep=False)  # a whole retry policy, in place of the four above
-
-    def retry_policy(self) -> RetryPolicy:
-        "`policy`, or the one the timeouts, retries and backoff make (`ConfigError` for negative retries)."
-        if self.policy is not None: return self.policy
-        if self.retries < 0: raise ConfigError("must be >= 0", field='--retries', value=self.retries)
-        return RetryPolicy(retries=self.retries, read_timeout=self.timeout, connect_timeout=self.connect_timeout,
-                           backoff=self.backoff)
 
 # %% ../../nbs/12a_translator.client.ipynb #4b03c1cc
 def is_retryable(status: int|None) -> bool:

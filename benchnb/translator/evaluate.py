@@ -18,13 +18,14 @@ from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
 from .client import (
     LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker)
+from .options import Judging
 from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
 __all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
            'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'Judging', 'bad_score',
+           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'bad_score',
            'evaluate_responses', 'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses',
            'result_dirs', 'report_ks', 'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results',
            'synthetic_responses']
@@ -446,22 +447,6 @@ def query_status(response: Any, failed: bool=False) -> str:
     if response is None: return 'failed' if failed else 'missing'
     if is_failure_marker(response) or malformed_results(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
-
-# %% ../../nbs/13_translator.evaluate.ipynb #c0ecda95
-@dataclass
-class Judging:
-    "How stored results are ranked and matched against the ground truth."
-    k: int = 20                  # Number of ranked results considered (1 to 1000).
-    binding: str = 'first'       # first (upstream) | any bound CURIE may match.
-    score_from: str = 'first'    # first (upstream) | max analysis score.
-    order_by: str = 'score'      # score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score).
-    no_xref: bool = False        # Ignore biolink:xref aliases.
-    validate: bool = False       # Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.
-
-    def recorded(self) -> dict:
-        "What an `Evaluation` records of these options."
-        return {'binding': self.binding, 'score_from': self.score_from, 'order_by': self.order_by,
-                'use_xref': not self.no_xref}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #36908cec
 def _check_options(queries: Sequence[Query], benchmark: str, j: Judging):

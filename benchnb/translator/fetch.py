@@ -13,17 +13,15 @@ import requests
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, real_folder, safe_name, write_json
-from .config import (LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError,
-                                       load_config)
-from ..options import opt
-from .client import (LEDGER_FILE, HttpOptions, Outcome, RetryPolicy, extract_message, make_session,
-                                       request_json)
+from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError
+from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
+from .options import PROBE_TIMEOUT, FetchOptions, RunOptions
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'PROBE_TIMEOUT', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir',
-           'target_down_reason', 'probe_target', 'FetchSummary', 'RunOptions', 'FetchOptions', 'run_requests',
-           'query_options', 'resolve_endpoint', 'fetch_benchmark', 'score_run']
+__all__ = ['log', 'FAIL_FAST', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir', 'target_down_reason',
+           'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark',
+           'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')
@@ -273,8 +271,6 @@ def target_down_reason(o: Outcome) -> bool:
     return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
-PROBE_TIMEOUT = 5.0   # seconds the probe waits for a TCP connection, then for the reply to its GET
-
 def _probe_socket(url: str, timeout: float) -> str|None:
     "Why `url`'s host does not resolve or refuses a TCP connection; None when it accepts one."
     u = urllib.parse.urlsplit(url)
@@ -315,48 +311,6 @@ class FetchSummary:
     def __str__(self):
         c = self.counts
         return f"{self.run_dir}: {c['ok']} ok, {c['failed']} failed ({self.fetched} fetched now, {self.seconds:.1f} s)"
-
-# %% ../../nbs/12_translator.fetch.ipynb #61c57b46
-@dataclass
-class RunOptions(HttpOptions):
-    "How a resumable run sends its queries to one target."
-    url: str|None = None                  # Override the target URL, or define an ad-hoc target.
-    mode: str|None = None                 # sync | async | ars (default from targets.json).
-    run_id: str|None = opt(None, '--run-id', '--resume')  # Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path).
-    new: bool = False                     # Always start a new run.
-    retry_failed: bool = False            # Refetch the failed queries of the latest run.
-    limit: int|None = None                # Fetch at most this many pending queries.
-    poll_interval: float = 5.0            # Async/ARS status poll interval (s).
-    max_wait: float = 600.0               # Async/ARS time budget per query (s).
-    probe_timeout: float = PROBE_TIMEOUT  # Before any query: seconds to wait for the target to accept a connection and answer one GET (0: no probe).
-    config: Path|None = None              # Config directory (default: the shipped upstream benchmarks).
-    stop_if_down: bool = opt(True, cli=False)          # stop when the first queries all fail in a way that blames the target
-    session: Any = opt(None, cli=False, sweep=False)   # the `requests.Session` to send with (default: one for the run)
-
-    def translator_config(self) -> TranslatorConfig:
-        "`config` loaded (it may be a `TranslatorConfig` already)."
-        return self.config if isinstance(self.config, TranslatorConfig) else load_config(self.config)
-
-# %% ../../nbs/12_translator.fetch.ipynb #745f0fd5
-@dataclass
-class FetchOptions(RunOptions):
-    "How `fetch` gets a benchmark's answers from a target."
-    unscored: bool = False                # Use the target's fetch_unscored entry.
-    trapi: str|None = None                # TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters.
-    query_timeout: float|None = None      # Time budget asked of the target per query (s), sent in the query.
-    log_level: str|None = None            # TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG.
-    bypass_cache: bool|None = opt(None, '--bypass-cache/--use-cache')  # TRAPI bypass_cache sent in the query.
-    completion: str = opt('poll', '--async-completion')  # Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener).
-    callback_host: str = '127.0.0.1'      # Address the callback listener binds to.
-    callback_port: int = 0                # Port of the callback listener (0: any free port).
-    callback_url: str|None = None         # Base URL the target should call back (default http://HOST:PORT).
-    options: dict|None = opt(None, cli=False, sweep=False)   # query options as a mapping; the three above win
-    listener: Any = opt(None, cli=False, sweep=False)        # a started `CallbackListener` (default: one for the run)
-
-    def sent_options(self) -> dict:
-        "The TRAPI query options sent with every query (None ones left out; an unknown one raises)."
-        given = zip(QUERY_OPTIONS, (self.query_timeout, self.log_level, self.bypass_cache))
-        return _known_options({**(self.options or {}), **{k: v for k, v in given if v is not None}})
 
 # %% ../../nbs/12_translator.fetch.ipynb #d25695ce
 def _adopt_orphans(ledger: Ledger, uids: Sequence[str], main_file) -> None:

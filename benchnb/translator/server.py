@@ -18,20 +18,20 @@ from fastapi.responses import JSONResponse, Response
 from starlette.requests import ClientDisconnect
 
 from ..core import ConfigError, DataError, get_logger, resource_path
-from ..options import opt
 from ..runs import MAX_JSON_DEPTH, json_depth, write_text
 from .config import QUERY_OPTIONS, TranslatorConfig, load_config
+from .options import FAULT_KINDS, Faults, ServerOptions
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'LOOPBACK',
-           'QUALIFIER_KEYS', 'MAX_QUALIFIERS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors',
-           'categories_match', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies',
-           'constrained_kg', 'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults',
-           'embedded_ipv4', 'CallbackPolicy', 'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key',
-           'ServerOptions', 'ServerState', 'fault_response', 'trapi_check', 'check_query_graph', 'check_query',
-           'check_faults', 'as_trapi2', 'as_trapi15', 'read_body', 'check_request_headers', 'make_app', 'post_callback',
-           'ars_merged', 'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'LOOPBACK', 'QUALIFIER_KEYS',
+           'MAX_QUALIFIERS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match',
+           'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg',
+           'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'embedded_ipv4', 'CallbackPolicy',
+           'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response',
+           'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body',
+           'check_request_headers', 'make_app', 'post_callback', 'ars_merged', 'server_config', 'serve',
+           'ReferenceServer', 'build_demo_kg', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
@@ -432,41 +432,6 @@ def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi
     if sub is None: return None
     return with_qualifiers(trapi_response(sub, query, max_results, trapi_version, budget=budget), sub)
 
-# %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
-FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
-
-def _check_fault_kind(kind: str):
-    "Refuse a fault kind the server does not know."
-    if kind not in FAULT_KINDS:
-        raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=kind)
-
-# %% ../../nbs/14_translator.server.ipynb #3714fdff
-@dataclass
-class Faults:
-    "What the reference server does wrong, and how slowly."
-    latency: float = 0.0          # seconds added to every query
-    error_rate: float = 0.0       # random HTTP 500
-    rate_limit_rate: float = 0.0  # random 429 + Retry-After
-    timeout_rate: float = 0.0     # random hang
-    garbage_rate: float = 0.0     # random 200 with invalid JSON
-    fail_first: int = 0           # deterministic: first n requests of each distinct query fail ...
-    fail_kind: str = '500'        # ... with this fault
-    retry_after: float = 1.0
-    hang: float = 30.0
-    seed: int = 0
-    min_timeout: float = 0.0      # TRAPI 2.0: 409 when a query's parameters.timeout is below this
-
-    def __post_init__(self): _check_fault_kind(self.fail_kind)
-
-    def pick(self, rng: random.Random, nth: int) -> str|None:
-        "The fault for the `nth` (1-based) request of a query, or None."
-        if nth <= self.fail_first: return self.fail_kind
-        rates = (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate),
-                 ('garbage', self.garbage_rate))
-        for kind, rate in rates:
-            if rate and rng.random() < rate: return kind
-        return None
-
 # %% ../../nbs/14_translator.server.ipynb #d14b6569
 async def _stopped_within(state: 'ServerState', seconds: float) -> bool:
     "Wait `seconds`, or less when the server begins to shut down: whether it did."
@@ -592,30 +557,6 @@ def query_key(body: dict) -> str:
     "A stable key for a query body (its pinned ids and graph), used to count requests per query."
     qg = (body.get('message') or {}).get('query_graph') or {}
     return hashlib.sha1(json.dumps(qg, sort_keys=True).encode()).hexdigest()[:16]
-
-# %% ../../nbs/14_translator.server.ipynb #c6cec200
-@dataclass
-class ServerOptions:
-    "The reference server's behaviour and limits (all but its knowledge graph and its faults)."
-    max_results: int = 500                 # Most results per answer.
-    trapi_version: str = '1.5'             # TRAPI version spoken: 1.5 or 2.0.
-    max_body: int = 50_000_000             # Largest request body accepted, in bytes (larger: 413).
-    max_jobs: int = 1000                   # Async/ARS jobs kept at once (beyond it the oldest is dropped).
-    job_ttl: float = 3600.0                # Seconds a job stays retrievable after its submission.
-    enable_faults: bool = False            # Serve POST /benchnb/faults (whoever reaches the server can then make it fail or hang).
-    async_delay: float = opt(0.05, cli=False)        # seconds before an async job is answered
-    ars_delay: float = opt(0.2, cli=False)           # seconds before an ARS message's agents are done
-    async_callback: bool = opt(True, cli=False)      # POST an async job's response to its callback URL
-    async_interim: bool = opt(False, cli=False)      # ... after a `Running` one
-    callback_workers: int = opt(4, cli=False)        # threads that deliver callbacks
-    callback_capacity: int = opt(256, cli=False)     # callbacks waiting at most (beyond: the async query is refused)
-    callback_deadline: float = opt(60.0, cli=False)  # seconds one callback delivery may take in all
-    body_timeout: float = opt(30.0, cli=False)       # seconds to wait for each piece of a request body
-    body_deadline: float = opt(60.0, cli=False)      # seconds a whole request body may take
-    max_connections: int = opt(512, cli=False)       # connections served at once
-    callback_policy: Any = opt(None, cli=False)      # a `CallbackPolicy` (default: public addresses only)
-    budget: Any = opt(None, cli=False)               # a `QueryBudget` (default: `QueryBudget()`)
-    allowed_hosts: Any = opt(None, cli=False)        # Host headers answered (None: any)
 
 # %% ../../nbs/14_translator.server.ipynb #dcab8df3
 class ServerState:
