@@ -193,7 +193,8 @@ def _echo_validation(ev, dest: Path):
 def _echo_evaluation(ev, dest: Path):
     "Print one evaluation's report (and its validation summary, when validated)."
     typer.echo(ev.text_report())
-    extras = ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']]
+    from benchnb.translator.evaluate import EXTRAS
+    extras = ev.table().loc[list(EXTRAS)]
     typer.echo(extras.to_string(float_format=lambda x: f"{x:.4f}"))
     f = ev.failures()
     typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, "

@@ -7,13 +7,14 @@ from __future__ import annotations
 import contextlib, gc, itertools, json, math, os
 from collections import Counter
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-from ..core import DataError, get_logger
+from ..core import DataError, Registry, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
 from .client import (
@@ -23,12 +24,12 @@ from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
-           'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'bad_score',
-           'evaluate_responses', 'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses',
-           'result_dirs', 'report_ks', 'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results',
-           'synthetic_responses']
+__all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'TRANSLATOR_METRICS', 'translator_metrics', 'UPSTREAM', 'EXTRAS',
+           'PLOTS', 'paused_gc', 'result_score', 'bound_ids', 'rank_results', 'score_source', 'rank_scored',
+           'add_xref_aliases', 'judge', 'path_nodes', 'set_members', 'answer_view', 'TranslatorMetric', 'Evaluation',
+           'malformed_results', 'query_status', 'bad_score', 'evaluate_responses', 'ResponseFiles', 'match_response',
+           'is_trapi_response', 'load_responses', 'result_dirs', 'report_ks', 'plot_metric', 'save_plots',
+           'make_normalizer', 'evaluate_results', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -292,6 +293,46 @@ def answer_view(results: list, message: dict, query_graph: dict, slots: Sequence
     if not path_slots and not msg_sets: return results, False
     return [_rebind(r, message, pinned, path_slots, msg_sets) for r in results], True
 
+# %% ../../nbs/13_translator.evaluate.ipynb #b562cdee
+@dataclass(frozen=True)
+class TranslatorMetric:
+    "One Translator metric: a row of `TRANSLATOR_METRICS`."
+    name: str                        # its name in output.json, the results database and the leaderboard
+    curve: Callable                  # f(inputs) -> its curve over r = 1..k (a float where `at_k` is False)
+    upstream: bool = False           # in upstream's `metrics` block (else in `extra_metrics`)
+    at_k: bool = True                # a curve over k (False: one value, MRR)
+    text: str|None = None            # its row label in upstream's text report (None: not there)
+    plot: tuple|None = None          # (axis label, PNG file) of its plot over k (None: not plotted)
+    observe: Callable|None = None    # f(output.json's entry of one query) -> that query's value at k (None: none)
+    board_curve: bool = False        # drawn by the leaderboard's curves over k
+    higher_is_better: bool = True
+
+def _pooled_recall(c) -> np.ndarray: return c.tp.sum(0) / max(int(c.n_relevant.sum()), 1)
+def _mean(key: str) -> Callable: return lambda c: c.pq[key].sum(0) / c.n
+
+# %% ../../nbs/13_translator.evaluate.ipynb #d0e0dd6a
+_M = TranslatorMetric
+TRANSLATOR_METRICS = (
+    _M('precision_at_k', lambda c: c.tp.sum(0) / (c.ranks * c.n), upstream=True, text='Precision @ k\t\t',
+       plot=('Precision @ $k$', 'precision.png'), observe=lambda q: q['precision_at_k'][-1], board_curve=True),
+    _M('recall_at_k', _pooled_recall, upstream=True, text='Recall @ k\t\t', plot=('Recall @ $k$', 'recall.png'),
+       board_curve=True),
+    _M('mean_average_precision_at_k', _mean('average_precision'), upstream=True, text='mAP @ k\t\t\t',
+       plot=('mAP @ $k$', 'mAP.png'), observe=lambda q: q['average_precision_at_k'][-1], board_curve=True),
+    _M('top_k_accuracy', _pooled_recall, upstream=True, text='Top-k Accuracy\t\t',
+       plot=('Top-$k$ Accuracy', 'top_k_accuracy.png')),
+    _M('mean_reciprocal_rank', lambda c: float(c.pq['reciprocal_rank'].sum() / c.n), upstream=True, at_k=False,
+       observe=lambda q: 1 / min(q['relevant_result_ranks']) if q.get('relevant_result_ranks') else 0.0),
+    _M('ndcg_at_k', _mean('ndcg'), plot=('NDCG @ $k$', 'ndcg.png')),
+    _M('hit_at_k', lambda c: (c.tp > 0).sum(0) / c.n, plot=('Hit @ $k$', 'hit.png'),
+       observe=lambda q: float(bool(q.get('relevant_result_ranks')))),
+    _M('macro_recall_at_k', _mean('recall'), observe=lambda q: q['recall_at_k'][-1]))
+
+translator_metrics = Registry('Translator metric')
+for _t in TRANSLATOR_METRICS: translator_metrics.register(_t.name, _t)
+UPSTREAM = tuple(t.name for t in TRANSLATOR_METRICS if t.upstream)       # upstream's `metrics`, in its order
+EXTRAS = tuple(t.name for t in TRANSLATOR_METRICS if not t.upstream)     # benchnb's `extra_metrics`
+
 # %% ../../nbs/13_translator.evaluate.ipynb #8ae8a9f3
 @dataclass
 class Evaluation:
@@ -329,13 +370,9 @@ class Evaluation:
     def curves(self, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
         "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
         m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
-        pq, tp, n = self.per_query(), self.tp[m], max(int(m.sum()), 1)
-        recall = tp.sum(0) / max(int(self.n_relevant[m].sum()), 1)
-        return {'precision_at_k': tp.sum(0) / (self.ranks * n), 'recall_at_k': recall,
-                'mean_average_precision_at_k': pq['average_precision'][m].sum(0) / n, 'top_k_accuracy': recall.copy(),
-                'mean_reciprocal_rank': float(pq['reciprocal_rank'][m].sum() / n),
-                'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n,
-                'macro_recall_at_k': pq['recall'][m].sum(0) / n}
+        pq = {name: v[m] for name, v in self.per_query().items()}
+        c = SimpleNamespace(pq=pq, tp=self.tp[m], n=max(int(m.sum()), 1), ranks=self.ranks, n_relevant=self.n_relevant[m])
+        return {t.name: t.curve(c) for t in TRANSLATOR_METRICS}
 
     def metric_at(self, metric: str, k: int|Sequence[int]):
         "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
@@ -396,8 +433,8 @@ class Evaluation:
         "Metrics (rows) × k (columns); MRR is constant across k."
         ks = list(ks or report_ks(self.k))
         c = self.curves(np.isin(self.status, ['answered', 'empty']) if answered_only else None)
-        rows = {m: [c[m][x - 1] for x in ks] for m in UPSTREAM[:4] + EXTRAS}
-        rows['mean_reciprocal_rank'] = [c['mean_reciprocal_rank']] * len(ks)
+        rows = {t.name: [c[t.name][x - 1] for x in ks] for t in TRANSLATOR_METRICS if t.at_k}
+        rows |= {t.name: [c[t.name]] * len(ks) for t in TRANSLATOR_METRICS if not t.at_k}     # constant across k
         return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
 
     def query_table(self) -> pd.DataFrame:
@@ -621,11 +658,6 @@ def result_dirs(run_dir: str|os.PathLike) -> list[Path]:
     subs = sorted(p for p in run_dir.iterdir() if p.is_dir() and any(p.glob('*.json')))
     return subs or [run_dir]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #10d6f72b
-UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top_k_accuracy',
-            'mean_reciprocal_rank')
-EXTRAS = ('ndcg_at_k', 'hit_at_k', 'macro_recall_at_k')
-
 # %% ../../nbs/13_translator.evaluate.ipynb #cd62da82
 def _floats(a) -> list[float]:
     "A curve as a JSON-ready list of floats."
@@ -634,7 +666,7 @@ def _floats(a) -> list[float]:
 # %% ../../nbs/13_translator.evaluate.ipynb #35dbc580
 def _metric_block(c: dict, metrics: Sequence[str]) -> dict:
     "`metrics` of curves `c` as JSON: lists of floats, MRR one float."
-    return {m: c[m] if m == 'mean_reciprocal_rank' else _floats(c[m]) for m in metrics}
+    return {m: _floats(c[m]) if translator_metrics[m].at_k else c[m] for m in metrics}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #57d66ae1
 def _query_block(ev: Evaluation, pq: dict) -> dict:
@@ -650,14 +682,10 @@ def report_ks(k: int) -> list[int]:
     return [x for x in (1, 5, 10, 20, 50, 100, 200, 500) if x < k] + [k]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #724197a2
-_TEXT_ROWS = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k',
-              'mAP @ k\t\t\t': 'mean_average_precision_at_k', 'Top-k Accuracy\t\t': 'top_k_accuracy'}
+_TEXT_ROWS = {t.text: t.name for t in TRANSLATOR_METRICS if t.text}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6e87a176
-PLOTS = {'precision_at_k': ('Precision @ $k$', 'precision.png'), 'recall_at_k': ('Recall @ $k$', 'recall.png'),
-         'mean_average_precision_at_k': ('mAP @ $k$', 'mAP.png'),
-         'top_k_accuracy': ('Top-$k$ Accuracy', 'top_k_accuracy.png'),
-         'ndcg_at_k': ('NDCG @ $k$', 'ndcg.png'), 'hit_at_k': ('Hit @ $k$', 'hit.png')}
+PLOTS = {t.name: t.plot for t in TRANSLATOR_METRICS if t.plot}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #fa25e3c0
 def _plot_title(evs: Sequence[Evaluation], ylabel: str) -> str:

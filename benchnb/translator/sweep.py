@@ -49,12 +49,12 @@ class TranslatorUnitOptions(Judging, HttpOptions):
 
 # %% ../../nbs/17_translator.sweep.ipynb #87271aa0
 def translator_rows(ev) -> list[dict]:
-    "Database rows of one Evaluation: metrics at the report's k values, and MRR."
-    from benchnb.translator.evaluate import EXTRAS, UPSTREAM, report_ks
+    "Database rows of one Evaluation: each metric of `TRANSLATOR_METRICS` at the report's k values (MRR: once)."
+    from benchnb.translator.evaluate import TRANSLATOR_METRICS, report_ks
     c = ev.curves()
-    at_k = [m for m in UPSTREAM + EXTRAS if m != 'mean_reciprocal_rank']
-    rows = [{'metric': m, 'value': float(c[m][k - 1]), 'params': {'k': k}} for m in at_k for k in report_ks(ev.k)]
-    return rows + [{'metric': 'mean_reciprocal_rank', 'value': float(c['mean_reciprocal_rank']), 'params': {}}]
+    rows = [{'metric': t.name, 'value': float(c[t.name][k - 1]), 'params': {'k': k}}
+            for t in TRANSLATOR_METRICS if t.at_k for k in report_ks(ev.k)]
+    return rows + [{'metric': t.name, 'value': float(c[t.name]), 'params': {}} for t in TRANSLATOR_METRICS if not t.at_k]
 
 # %% ../../nbs/17_translator.sweep.ipynb #7832a0fd
 def _translator_fetch(unit: dict, work_dir: str, o: TranslatorUnitOptions) -> Path:
