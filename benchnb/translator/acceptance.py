@@ -23,14 +23,10 @@ from .options import PROBE_TIMEOUT, RunOptions
 from .queries import uid_filenames
 
 # %% auto #0
-__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'TEST_FOLDERS', 'PINNED_CATEGORIES', 'VERDICT_FILE', 'SUMMARY_CLASSES',
-           'STATUS_MARK', 'PASSING_PLACES', 'Asset', 'check_asset', 'Case', 'Suite', 'check_case', 'load_suite',
-           'tests_root', 'suite_paths', 'load_suites', 'load_test_files', 'Unqueryable', 'qualifier_values',
-           'generate_query', 'load_preferred', 'suite_curies', 'nodenorm_preferred', 'PlannedAsset', 'query_shape',
-           'query_uid', 'harness_key', 'plan_suite', 'shape_counts', 'binding_ids', 'result_ids', 'classify_acceptance',
-           'path_hits', 'classify_pathfinder', 'agent_verdict', 'SuiteRun', 'run_suite', 'verdicts', 'summary_table',
-           'summary_pivot', 'agent_accounting', 'verdict_matrix', 'verdict_trend', 'contested_outputs',
-           'acceptance_demo_kg', 'probe_targets', 'run_suites', 'unanswered_targets']
+__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'STATUS_MARK', 'check_asset', 'Suite', 'load_suites', 'load_preferred',
+           'suite_curies', 'nodenorm_preferred', 'query_uid', 'plan_suite', 'binding_ids', 'result_ids',
+           'agent_verdict', 'verdicts', 'summary_pivot', 'agent_accounting', 'verdict_matrix', 'verdict_trend',
+           'acceptance_demo_kg', 'run_suites', 'unanswered_targets']
 
 # %% ../../nbs/16_translator.acceptance.ipynb #2ed17bbe
 log = get_logger('translator.acceptance')

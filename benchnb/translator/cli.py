@@ -19,10 +19,7 @@ from .options import FetchOptions, HttpOptions, Judging, RunOptions, ServerOptio
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_cmd', 'queries_cmd', 'fetch_cmd',
-           'ScoreOptions', 'score_cmd', 'check_results', 'EvaluateOptions', 'evaluate_cmd', 'check_port_free',
-           'callback_allow_for', 'ServeOptions', 'serve_cmd', 'run_cmd', 'tests_list_cmd', 'SuitesRunOptions',
-           'tests_run_cmd', 'tests_serve_cmd']
+__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'example', 'list_cmd', 'EvaluateOptions', 'evaluate_cmd', 'run_cmd']
 
 # %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,

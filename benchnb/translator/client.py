@@ -17,8 +17,7 @@ from .options import HttpOptions
 from .queries import normalizer_from_nodenorm
 
 # %% auto #0
-__all__ = ['log', 'NOT_RETRIED', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason',
-           'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session', 'request_json', 'extract_message',
+__all__ = ['log', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'Outcome', 'make_session', 'request_json', 'extract_message',
            'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7

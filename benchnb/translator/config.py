@@ -14,8 +14,7 @@ from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
 __all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_utf8',
-           'read_json', 'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target',
-           'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
+           'read_json', 'Template', 'Source', 'Endpoint', 'Target', 'TranslatorConfig', 'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')

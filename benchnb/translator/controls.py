@@ -17,7 +17,7 @@ from ..sweeps.plan import register_unit_kind, unit_kinds
 from .sweep import TranslatorUnitOptions, translator_rows
 
 # %% auto #0
-__all__ = ['TRANSLATOR_CONTROLS', 'oracle_pairs', 'control_kg', 'run_translator_control']
+__all__ = []
 
 # %% ../../nbs/17a_translator.controls.ipynb #1aa0e468
 TRANSLATOR_CONTROLS = {'control-shuffled': 'negative', 'control-oracle': 'positive'}

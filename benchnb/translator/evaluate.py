@@ -24,12 +24,10 @@ from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'TRANSLATOR_METRICS', 'translator_metrics', 'UPSTREAM', 'EXTRAS',
-           'PLOTS', 'paused_gc', 'result_score', 'bound_ids', 'rank_results', 'score_source', 'rank_scored',
-           'add_xref_aliases', 'judge', 'path_nodes', 'set_members', 'answer_view', 'TranslatorMetric', 'Evaluation',
-           'malformed_results', 'query_status', 'bad_score', 'evaluate_responses', 'ResponseFiles', 'match_response',
-           'is_trapi_response', 'load_responses', 'result_dirs', 'report_ks', 'plot_metric', 'save_plots',
-           'make_normalizer', 'evaluate_results', 'synthetic_responses']
+__all__ = ['log', 'TRANSLATOR_METRICS', 'translator_metrics', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'score_source',
+           'rank_scored', 'judge', 'path_nodes', 'Evaluation', 'malformed_results', 'query_status',
+           'evaluate_responses', 'ResponseFiles', 'load_responses', 'report_ks', 'plot_metric', 'make_normalizer',
+           'evaluate_results', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')

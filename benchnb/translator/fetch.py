@@ -19,9 +19,8 @@ from .options import PROBE_TIMEOUT, FetchOptions, RunOptions
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir', 'target_down_reason',
-           'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint', 'fetch_benchmark',
-           'score_run']
+__all__ = ['log', 'Protocol', 'choose_run_dir', 'probe_target', 'FetchSummary', 'run_requests', 'resolve_endpoint',
+           'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
 log = get_logger('translator.fetch')

@@ -18,8 +18,7 @@ from ..resultsdb.importers import import_unit_id, register_importer, result_dige
 from ..resultsdb.leaderboard import done_metrics, register_leaderboard
 
 # %% auto #0
-__all__ = ['translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard', 'translator_curves',
-           'plot_translator_curves', 'translator_k_note', 'demo_translator']
+__all__ = ['translator_rows', 'translator_observations', 'translator_leaderboard', 'plot_translator_curves']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:

@@ -24,14 +24,8 @@ from .options import FAULT_KINDS, Faults, ServerOptions
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'LOOPBACK', 'QUALIFIER_KEYS',
-           'MAX_QUALIFIERS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors', 'categories_match',
-           'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies', 'constrained_kg',
-           'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'embedded_ipv4', 'CallbackPolicy',
-           'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key', 'ServerState', 'fault_response',
-           'trapi_check', 'check_query_graph', 'check_query', 'check_faults', 'as_trapi2', 'as_trapi15', 'read_body',
-           'check_request_headers', 'make_app', 'post_callback', 'ars_merged', 'server_config', 'serve',
-           'ReferenceServer', 'build_demo_kg', 'demo_kg']
+__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'KGEdge', 'KnowledgeGraph', 'QueryBudget', 'answer_query', 'trapi_response',
+           'QualifiedEdge', 'CallbackPolicy', 'ServerState', 'server_config', 'serve', 'ReferenceServer', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')

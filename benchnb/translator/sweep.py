@@ -14,7 +14,7 @@ from ..sweeps.plan import register_unit_kind
 from .options import FetchOptions, HttpOptions, Judging
 
 # %% auto #0
-__all__ = ['LOCAL_TARGETS', 'TranslatorUnitOptions', 'translator_rows', 'run_translator_unit']
+__all__ = ['TranslatorUnitOptions', 'translator_rows', 'run_translator_unit']
 
 # %% ../../nbs/17_translator.sweep.ipynb #bf13c190
 LOCAL_TARGETS = ('reference', 'reference-shuffled')
