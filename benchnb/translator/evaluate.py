@@ -102,7 +102,6 @@ SCORE_GETTERS = {'analysis': _analysis_score, 'result': lambda r: _num(_get(r, '
                  'sugeno': lambda r: _num(_get(r, 'sugeno')), 'rank': lambda r: _num(_get(r, 'rank')),
                  'normalized_score': lambda r: _num(_get(r, 'normalized_score')),
                  'ordering_components': _ordering}
-SCORE_SOURCES = (*SCORE_GETTERS, 'none')
 
 # %% ../../nbs/13_translator.evaluate.ipynb #5bbab0a1
 def score_source(results: Any) -> str:
