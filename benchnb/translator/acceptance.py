@@ -23,17 +23,16 @@ from .options import PROBE_TIMEOUT, RunOptions
 from .queries import uid_filenames
 
 # %% auto #0
-__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'STATUS_MARK', 'check_asset', 'Suite', 'load_suites', 'load_preferred',
-           'suite_curies', 'nodenorm_preferred', 'query_uid', 'plan_suite', 'binding_ids', 'result_ids',
-           'agent_verdict', 'verdicts', 'summary_pivot', 'agent_accounting', 'verdict_matrix', 'verdict_trend',
-           'acceptance_demo_kg', 'run_suites', 'unanswered_targets']
+__all__ = ['log', 'check_asset', 'Suite', 'load_suites', 'load_preferred', 'suite_curies', 'nodenorm_preferred', 'query_uid',
+           'plan_suite', 'binding_ids', 'agent_verdict', 'verdicts', 'summary_pivot', 'agent_accounting',
+           'verdict_matrix', 'verdict_trend', 'acceptance_demo_kg', 'run_suites', 'unanswered_targets']
 
 # %% ../../nbs/16_translator.acceptance.ipynb #2ed17bbe
 log = get_logger('translator.acceptance')
-EXPECTED_OUTPUTS = ('TopAnswer', 'Acceptable', 'BadButForgivable', 'NeverShow')   # the harness's query_types
+_EXPECTED_OUTPUTS = ('TopAnswer', 'Acceptable', 'BadButForgivable', 'NeverShow')   # the harness's query_types
 _STR = (str, type(None))
 _LIST = (list, type(None))
-ASSET_FIELD_TYPES = {'expected_output': _STR, 'input_id': _STR, 'input_category': _STR, 'predicate_id': _STR,
+_ASSET_FIELD_TYPES = {'expected_output': _STR, 'input_id': _STR, 'input_category': _STR, 'predicate_id': _STR,
                      'output_id': _STR, 'qualifiers': _LIST, 'test_runner_settings': _LIST,
                      'source_input_id': _STR, 'target_input_id': _STR, 'source_input_category': _STR,
                      'target_input_category': _STR, 'path_nodes': list, 'minimum_required_path_nodes': int}
@@ -72,7 +71,7 @@ def _is_path_node(pn) -> bool:
 def check_asset(d: Any, file: str|os.PathLike, where: str) -> Asset:
     "An `Asset` from its JSON object; a `DataError` naming `file` and the field when malformed."
     _need_object(d, 'test asset', file, where)
-    for k, t in ASSET_FIELD_TYPES.items():
+    for k, t in _ASSET_FIELD_TYPES.items():
         _need(k not in d or isinstance(d[k], t), f"must be {_type_name(t)}", file, f"{where}.{k}", d.get(k))
     for i, q in enumerate(d.get('qualifiers') or []):
         ok = isinstance(q, dict) and isinstance(q.get('parameter'), str) and isinstance(q.get('value'), _STR)
@@ -313,7 +312,7 @@ def _plan_asset(case: Case, asset: Asset, shared: dict, normalized) -> tuple[Pla
     if case.objective != 'AcceptanceTest':
         p.reason = (f"{case.objective or 'no'} test case objective "
                     "(the harness runs AcceptanceTest cases as acceptance tests)")
-    elif asset.expected_output not in EXPECTED_OUTPUTS:
+    elif asset.expected_output not in _EXPECTED_OUTPUTS:
         p.reason = f"expected output {asset.expected_output!r} is not classified by the harness"
     elif got is None:
         try: generate_query(asset, normalized)
@@ -359,7 +358,7 @@ def binding_ids(binding: Any) -> list[str]:
     if isinstance(binding, dict): return [str(x) for x in binding.get('ids') or []]
     return [str(b['id']) for b in binding or [] if isinstance(b, dict) and 'id' in b]
 
-def result_ids(result: dict) -> list[str]:
+def _result_ids(result: dict) -> list[str]:
     "Every CURIE bound in a result's node bindings."
     return [c for b in (result.get('node_bindings') or {}).values() for c in binding_ids(b)]
 
@@ -368,7 +367,7 @@ def _where(results: list, curie: str) -> dict:
     "found / rank / score of the last result binding `curie` (an ARS result's sugeno and rank when it has both)."
     got = {'found': False, 'rank': None, 'score': None, 'ars': False}
     for i, r in enumerate(results):
-        if curie not in result_ids(r): continue
+        if curie not in _result_ids(r): continue
         if 'sugeno' in r and 'rank' in r:
             got.update(found=True, rank=r['rank'], score=r['sugeno'], ars=True)
             continue
@@ -395,7 +394,7 @@ def classify_acceptance(results: list[dict], out_curie: str, expected: str) -> d
     if window is None:
         reason = f"expected output {expected!r} is not classified by the harness"
         return {'status': 'SKIPPED', 'reason': reason, **_UNRANKED}
-    inside, got = any(out_curie in result_ids(r) for r in window), _where(results, out_curie)
+    inside, got = any(out_curie in _result_ids(r) for r in window), _where(results, out_curie)
     if expected == 'NeverShow': status = 'FAILED' if inside else 'PASSED'
     elif inside: status = 'PASSED'
     else: status = 'PASSED' if expected == 'BadButForgivable' and not got['found'] else 'FAILED'
@@ -543,7 +542,7 @@ def verdicts(run: SuiteRun, normalized: Mapping[str, str]|None=None, write: bool
     return rows
 
 # %% ../../nbs/16_translator.acceptance.ipynb #f864009e
-SUMMARY_CLASSES = (*EXPECTED_OUTPUTS, 'pathfinder')      # the summary's columns, before 'all'
+SUMMARY_CLASSES = (*_EXPECTED_OUTPUTS, 'pathfinder')      # the summary's columns, before 'all'
 
 def summary_table(rows: Sequence[dict]) -> pd.DataFrame:
     "Pass rate per suite × agent × class (expected output, or pathfinder; and over all), with the counts behind it."
@@ -584,14 +583,14 @@ def agent_accounting(runs: Sequence[SuiteRun]) -> pd.DataFrame:
     return pd.DataFrame([_account(r) for r in runs])
 
 # %% ../../nbs/16_translator.acceptance.ipynb #d5fc2b20
-STATUS_MARK = {'PASSED': '✔', 'FAILED': '✘', 'NO_RESULTS': '∅', 'SKIPPED': '–'}
+_STATUS_MARK = {'PASSED': '✔', 'FAILED': '✘', 'NO_RESULTS': '∅', 'SKIPPED': '–'}
 
 def verdict_matrix(rows: Sequence[dict], marks: bool=True) -> pd.DataFrame:
     "Assets × agents: each cell the status (a mark when `marks`)."
     df = pd.DataFrame(rows).fillna({'expected_output': 'none'})
     m = df.pivot_table(index=['suite', 'case_id', 'asset_id', 'expected_output'], columns='agent', values='status',
                        aggfunc='first', sort=False)
-    return m.map(lambda s: STATUS_MARK.get(s, s)) if marks else m
+    return m.map(lambda s: _STATUS_MARK.get(s, s)) if marks else m
 
 # %% ../../nbs/16_translator.acceptance.ipynb #037f4c88
 def _trend_rows(results_root: str|os.PathLike) -> list[dict]:

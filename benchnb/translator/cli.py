@@ -19,15 +19,15 @@ from .options import FetchOptions, HttpOptions, Judging, RunOptions, ServerOptio
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'example', 'list_cmd', 'EvaluateOptions', 'evaluate_cmd', 'run_cmd']
+__all__ = ['cli', 'example', 'list_cmd', 'EvaluateOptions', 'evaluate_cmd', 'run_cmd']
 
 # %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, "
                        "evaluate them.")
-ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
-MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
-KOpt = typer.Option(Judging.k, '--k', min=1, max=MAX_K, help=field_docs(Judging)['k'])
+_ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
+_MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
+_KOpt = typer.Option(Judging.k, '--k', min=1, max=_MAX_K, help=field_docs(Judging)['k'])
 
 # %% ../../nbs/19_translator.cli.ipynb #0ff29da6
 def example(*lines: str) -> str:
@@ -36,7 +36,7 @@ def example(*lines: str) -> str:
 
 # %% ../../nbs/19_translator.cli.ipynb #33f65692
 @cli.command('list', epilog=example('benchnb translator list'))
-def list_cmd(config: Optional[Path] = ConfigOpt):
+def list_cmd(config: Optional[Path] = _ConfigOpt):
     "List the benchmarks (with query counts) and targets of the config."
     cfg = load_config(config)
     for b in cfg.benchmarks: typer.echo(f"benchmark\t{b}\t{len(build_queries(cfg, b))} queries")
@@ -47,7 +47,7 @@ def list_cmd(config: Optional[Path] = ConfigOpt):
 # %% ../../nbs/19_translator.cli.ipynb #dec63215
 @cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
 def queries_cmd(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
-             config: Optional[Path] = ConfigOpt,
+             config: Optional[Path] = _ConfigOpt,
              target: Optional[str] = typer.Option(None, '--target',
                                                   help="Add this target's fetch workflow to each query.")):
     "Print the benchmark's TRAPI queries and relevant answers as JSON Lines."
@@ -256,7 +256,7 @@ class EvaluateOptions(Judging):
 # %% ../../nbs/19_translator.cli.ipynb #772196bd
 @cli.command('evaluate', epilog=example(
     "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
-@_bounded(k=(1, MAX_K))
+@_bounded(k=(1, _MAX_K))
 @options_command(EvaluateOptions, _BENCHMARK, _param('results', _ResultsArg, Path))
 def evaluate_cmd(opts: EvaluateOptions, benchmark: str, results: Path):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
@@ -317,7 +317,7 @@ def serve_cmd(opts: ServeOptions):
     serve(state, opts.host, opts.port)
 
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
-_RUN_EXTRAS = (_BENCHMARK, _TARGET, _RESULTS, _param('k', KOpt, int),
+_RUN_EXTRAS = (_BENCHMARK, _TARGET, _RESULTS, _param('k', _KOpt, int),
                _param('no_normalize', typer.Option(False, '--no-normalize', help=field_docs(EvaluateOptions)['no_normalize']), bool),
                _param('plots', typer.Option(True, '--plots/--no-plots', help=field_docs(EvaluateOptions)['plots']), bool))
 

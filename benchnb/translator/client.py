@@ -18,7 +18,7 @@ from .queries import normalizer_from_nodenorm
 
 # %% auto #0
 __all__ = ['log', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'Outcome', 'make_session', 'request_json', 'extract_message',
-           'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
+           'is_failure_marker', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7
 log = get_logger('translator.client')
@@ -165,7 +165,7 @@ def is_failure_marker(response: Any) -> bool:
 # %% ../../nbs/12a_translator.client.ipynb #b1f9bc0f
 NODENORM_URL = 'https://nodenormalization-sri.renci.org/get_normalized_nodes'
 
-def default_cache_dir() -> Path:
+def _default_cache_dir() -> Path:
     "Where NodeNorm replies are cached (`$BENCHNB_CACHE` or `~/.cache/benchnb`)."
     return Path(os.environ.get('BENCHNB_CACHE') or Path.home()/'.cache'/'benchnb')/'nodenorm'
 
@@ -174,7 +174,7 @@ class NodeNormClient:
     def __init__(self, url: str=NODENORM_URL, batch_size: int=500, cache_dir: str|os.PathLike|None=None,
                  policy: RetryPolicy|None=None, session: requests.Session|None=None):
         self.url, self.batch_size, self.policy = url, batch_size, policy or RetryPolicy(read_timeout=120)
-        self.cache_file = Path(cache_dir or default_cache_dir())/'replies.jsonl'
+        self.cache_file = Path(cache_dir or _default_cache_dir())/'replies.jsonl'
         self.session, self.cache = session or make_session(2), {}
         if self.cache_file.exists():
             for line in self.cache_file.read_text(encoding='utf-8').splitlines():

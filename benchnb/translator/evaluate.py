@@ -25,9 +25,8 @@ from .validate import Problem, validate_response
 
 # %% auto #0
 __all__ = ['log', 'TRANSLATOR_METRICS', 'translator_metrics', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'score_source',
-           'rank_scored', 'judge', 'path_nodes', 'Evaluation', 'malformed_results', 'query_status',
-           'evaluate_responses', 'ResponseFiles', 'load_responses', 'report_ks', 'plot_metric', 'make_normalizer',
-           'evaluate_results', 'synthetic_responses']
+           'rank_scored', 'judge', 'path_nodes', 'Evaluation', 'query_status', 'evaluate_responses', 'ResponseFiles',
+           'load_responses', 'report_ks', 'plot_metric', 'make_normalizer', 'evaluate_results', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -462,7 +461,7 @@ class Evaluation:
         return paths + (save_plots(self, out) if plots else [])
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
-def malformed_results(response: Any) -> str|None:
+def _malformed_results(response: Any) -> str|None:
     "What is wrong with a response's `message` (not an object) or `message.results` (not a list), else None."
     raw = _get(response, 'message') if isinstance(response, dict) and 'message' in response else None
     if raw is not None and not isinstance(raw, dict):
@@ -479,7 +478,7 @@ def _short(v: Any, n: int=40) -> str:
 def query_status(response: Any, failed: bool=False) -> str:
     "answered | empty | failed | missing (a response whose `results` is not a list is failed: it answered nothing)."
     if response is None: return 'failed' if failed else 'missing'
-    if is_failure_marker(response) or malformed_results(response): return 'failed'
+    if is_failure_marker(response) or _malformed_results(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
 
 # %% ../../nbs/13_translator.evaluate.ipynb #36908cec
@@ -528,7 +527,7 @@ def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: s
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
-        if resp is not None and (why := malformed_results(resp)): malformed.append((q.uid, why))
+        if resp is not None and (why := _malformed_results(resp)): malformed.append((q.uid, why))
         if status[-1] not in ('answered', 'empty'): continue
         if j.validate: problems += validate_response(resp, q.uid, q.slots)
         if bad := bad_score(extract_message(resp).get('results')): malformed.append((q.uid, f"{bad[0]} is {bad[1]!r}"))

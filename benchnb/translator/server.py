@@ -24,13 +24,13 @@ from .options import FAULT_KINDS, Faults, ServerOptions
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'KGEdge', 'KnowledgeGraph', 'QueryBudget', 'answer_query', 'trapi_response',
-           'QualifiedEdge', 'CallbackPolicy', 'ServerState', 'server_config', 'serve', 'ReferenceServer', 'demo_kg']
+__all__ = ['log', 'KGEdge', 'KnowledgeGraph', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'CallbackPolicy',
+           'ServerState', 'serve', 'ReferenceServer', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
-RELATED_TO = 'biolink:related_to'
-NAMED_THING = 'biolink:NamedThing'
+_RELATED_TO = 'biolink:related_to'
+_NAMED_THING = 'biolink:NamedThing'
 
 @dataclass
 class KGEdge:
@@ -59,7 +59,7 @@ class KnowledgeGraph:
         n_nodes = len(set(self.by_subject) | set(self.by_object))
         return f"KnowledgeGraph({len(self.edges)} edges, {n_nodes} nodes)"
 
-    def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [NAMED_THING]
+    def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [_NAMED_THING]
 
     @classmethod
     def from_tsv(cls, path: str|os.PathLike) -> KnowledgeGraph:
@@ -126,14 +126,14 @@ def category_ancestors(category: str) -> list[str]:
 # %% ../../nbs/14_translator.server.ipynb #88d9def5
 def categories_match(wanted: Sequence[str]|None, have: Sequence[str]) -> bool:
     "Whether a node of categories `have` may bind to a qnode asking for `wanted` (none or NamedThing: anything)."
-    if not wanted or NAMED_THING in wanted: return True
+    if not wanted or _NAMED_THING in wanted: return True
     return any(w in category_ancestors(h) for h in have for w in wanted)
 
 # %% ../../nbs/14_translator.server.ipynb #9540d445
 def _qedge_predicates(qedge: dict) -> list[str]|None:
     "The predicates a qedge asks for; None for any (none given, or `related_to`)."
     p = qedge.get('predicates') or ([qedge['predicate']] if qedge.get('predicate') else None)
-    return None if not p or RELATED_TO in p else list(p)
+    return None if not p or _RELATED_TO in p else list(p)
 
 # %% ../../nbs/14_translator.server.ipynb #8a3d0073
 def _node_ok(kg: KnowledgeGraph, qnode: dict, curie: str) -> bool:
@@ -1138,7 +1138,7 @@ def _guarded_h11(state: ServerState, header_timeout: float):
     return GuardedH11
 
 # %% ../../nbs/14_translator.server.ipynb #e30c461b
-def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header_timeout: float=10.0):
+def _server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header_timeout: float=10.0):
     "The uvicorn settings of the reference server: the guarded h11 protocol, keep-alive 5 s, shutdown within 3 s."
     import uvicorn
     state.stopping = asyncio.Event()            # fresh for this server's event loop
@@ -1150,7 +1150,7 @@ def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header
 def serve(state: ServerState, host: str='127.0.0.1', port: int=8000):
     "Run the reference server in the foreground until SIGINT or SIGTERM (`benchnb translator serve`)."
     import uvicorn
-    uvicorn.Server(server_config(state, host, port)).run()
+    uvicorn.Server(_server_config(state, host, port)).run()
 
 # %% ../../nbs/14_translator.server.ipynb #44f9c948
 def _wait_started(server, thread: threading.Thread, port: int, timeout: float=20):
@@ -1182,7 +1182,7 @@ class ReferenceServer:
     def start(self) -> ReferenceServer:
         "Run the server in a daemon thread; return once it listens."
         import uvicorn
-        self._server = uvicorn.Server(server_config(self.state, self.host, self.port))
+        self._server = uvicorn.Server(_server_config(self.state, self.host, self.port))
         self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
         self._thread.start()
         _wait_started(self._server, self._thread, self.port)
@@ -1208,7 +1208,7 @@ def _add_path(edges: dict, cats: dict, rng: np.random.Generator, q, binding: dic
     qg = q.message['message']['query_graph']
     for qn, c in binding.items(): cats.setdefault(c, {}).update(dict.fromkeys(_categories_for(qg['nodes'][qn], c)))
     for qe in qg['edges'].values():
-        pred = (qe.get('predicates') or [qe.get('predicate') or RELATED_TO])[0]
+        pred = (qe.get('predicates') or [qe.get('predicate') or _RELATED_TO])[0]
         key = (binding[qe['subject']], pred, binding[qe['object']])
         score = float(rng.uniform(lo, 1.0))
         if key not in edges or edges[key].score < score:      # a better score replaces the edge, keeping its id
