@@ -5,38 +5,23 @@
 # %% ../../nbs/12a_translator.client.ipynb #c9fe6dff
 from __future__ import annotations
 import email.utils, json, os, random, time
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import requests
 from requests.adapters import HTTPAdapter
 
 from ..core import RunError, get_logger
-from .options import HttpOptions
+from .options import RetryPolicy
 from .queries import normalizer_from_nodenorm
 
 # %% auto #0
-__all__ = ['log', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'Outcome', 'make_session', 'request_json', 'extract_message',
+__all__ = ['log', 'LEDGER_FILE', 'NODENORM_URL', 'Outcome', 'make_session', 'request_json', 'extract_message',
            'is_failure_marker', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7
 log = get_logger('translator.client')
-
-@dataclass
-class RetryPolicy:
-    "Timeouts and retry schedule for one HTTP request."
-    retries: int = HttpOptions.retries                  # extra attempts after the first (upstream: 3 attempts in all)
-    connect_timeout: float = HttpOptions.connect_timeout
-    read_timeout: float = HttpOptions.timeout
-    backoff: float = HttpOptions.backoff                # first retry delay (s); doubles each retry
-    max_backoff: float = 60.0
-    jitter: float = 0.5              # delay × (1 + jitter·U[0, 1))
-    max_retry_after: float = 300.0   # cap on a server's Retry-After
-    sleep: Callable[[float], Any] = field(default=time.sleep, repr=False)
-
-    @property
-    def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
 
 # %% ../../nbs/12a_translator.client.ipynb #4b03c1cc
 def is_retryable(status: int|None) -> bool:

@@ -431,15 +431,6 @@ def _fetch_endpoint(cfg: TranslatorConfig, target: str, unscored: bool, url: str
         raise TranslatorConfigError(msg, field='mode', value=ep.mode)
     return ep
 
-# %% ../../nbs/12_translator.fetch.ipynb #bc4d04a1
-def _known_options(options: Mapping|None) -> dict:
-    "The query options given, without the None ones; an unknown option raises."
-    options = {k: v for k, v in (options or {}).items() if v is not None}
-    if unknown := sorted(set(options) - set(QUERY_OPTIONS)):
-        msg = f"unknown query option (known: {', '.join(QUERY_OPTIONS)})"
-        raise TranslatorConfigError(msg, field='options', value=unknown[0])
-    return options
-
 # %% ../../nbs/12_translator.fetch.ipynb #7d4b3c10
 def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
     "`policy` (default: `RetryPolicy()`), warning when its read timeout is shorter than the query's `timeout`."

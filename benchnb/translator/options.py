@@ -9,11 +9,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import time
+from dataclasses import field
+from typing import Callable
+
 from ..core import ConfigError, DataError
 from ..options import opt
+from .config import QUERY_OPTIONS, TranslatorConfig, TranslatorConfigError, load_config
 
 # %% auto #0
-__all__ = ['PROBE_TIMEOUT', 'FAULT_KINDS', 'HttpOptions', 'RunOptions', 'FetchOptions', 'Judging', 'Faults', 'ServerOptions']
+__all__ = ['PROBE_TIMEOUT', 'FAULT_KINDS', 'HttpOptions', 'RetryPolicy', 'RunOptions', 'FetchOptions', 'Judging', 'Faults',
+           'ServerOptions']
 
 # %% ../../nbs/10a_translator.options.ipynb #3f1ff21e
 @dataclass
@@ -31,10 +37,25 @@ class HttpOptions:
 
     def retry_policy(self):
         "`policy`, or the `client.RetryPolicy` the timeouts, retries and backoff make."
-        from benchnb.translator.client import RetryPolicy
         if self.policy is not None: return self.policy
         return RetryPolicy(retries=self.retries, read_timeout=self.timeout, connect_timeout=self.connect_timeout,
                            backoff=self.backoff)
+
+# %% ../../nbs/10a_translator.options.ipynb #d1a283c9
+@dataclass
+class RetryPolicy:
+    "Timeouts and retry schedule for one HTTP request."
+    retries: int = HttpOptions.retries                  # extra attempts after the first (upstream: 3 attempts in all)
+    connect_timeout: float = HttpOptions.connect_timeout
+    read_timeout: float = HttpOptions.timeout
+    backoff: float = HttpOptions.backoff                # first retry delay (s); doubles each retry
+    max_backoff: float = 60.0
+    jitter: float = 0.5              # delay × (1 + jitter·U[0, 1))
+    max_retry_after: float = 300.0   # cap on a server's Retry-After
+    sleep: Callable[[float], Any] = field(default=time.sleep, repr=False)
+
+    @property
+    def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
 
 # %% ../../nbs/10a_translator.options.ipynb #55e9a650
 PROBE_TIMEOUT = 5.0   # seconds the probe waits for a TCP connection, then for the reply to its GET
@@ -58,7 +79,6 @@ class RunOptions(HttpOptions):
 
     def translator_config(self):
         "`config` loaded (it may be a `TranslatorConfig` already)."
-        from benchnb.translator.config import TranslatorConfig, load_config
         return self.config if isinstance(self.config, TranslatorConfig) else load_config(self.config)
 
 # %% ../../nbs/10a_translator.options.ipynb #745f0fd5
@@ -79,10 +99,12 @@ class FetchOptions(RunOptions):
 
     def sent_options(self) -> dict:
         "The TRAPI query options sent with every query (None ones left out; an unknown one raises)."
-        from benchnb.translator.config import QUERY_OPTIONS
-        from benchnb.translator.fetch import _known_options
         given = zip(QUERY_OPTIONS, (self.query_timeout, self.log_level, self.bypass_cache))
-        return _known_options({**(self.options or {}), **{k: v for k, v in given if v is not None}})
+        options = {k: v for k, v in (self.options or {}).items() if v is not None} | {k: v for k, v in given if v is not None}
+        if unknown := sorted(set(options) - set(QUERY_OPTIONS)):
+            msg = f"unknown query option (known: {', '.join(QUERY_OPTIONS)})"
+            raise TranslatorConfigError(msg, field='options', value=unknown[0])
+        return options
 
 # %% ../../nbs/10a_translator.options.ipynb #c0ecda95
 @dataclass
