@@ -5,7 +5,7 @@
 # %% ../nbs/00d_options.ipynb #461dce02
 from __future__ import annotations
 import ast, dataclasses, functools, inspect, io, linecache, re, sys, tokenize, types, typing
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import MISSING, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -153,7 +153,9 @@ def options_table(cls) -> str:
     docs, rows = field_docs(cls), ['| option | default | what it is |', '|---|---|---|']
     cell = lambda s: str(s).replace('|', '\\|').replace('\n', ' ')
     for f in fields(cls):
-        flag = f.name if f.metadata.get('argument') else '--' + f.name.replace('_', '-')
+        m = f.metadata
+        flag = (f.name if m.get('argument') else ' / '.join(_flags(f)) if m.get('cli', True)
+                else f'{f.name} (Python and plans only)')
         d = default_of(f)
         rows.append(f"| `{cell(flag)}` | {'required' if d is ... else f'`{cell(d)}`'} | {cell(docs[f.name])} |")
     return '\n'.join(rows)
