@@ -29,7 +29,7 @@ def child(variant: str, run: Path, k: int) -> dict:
                 for q in qs:
                     p = run/names[q.uid]
                     if p.is_file(): out[q.uid] = json.loads(p.read_text(encoding='utf-8'))
-            ev = evaluate_responses(b, qs, out, 'synthetic', k, make_normalizer(qs))
+            ev = evaluate_responses(b, qs, out, 'synthetic', make_normalizer(qs), k=k)
             del out
         h.update(ev.hits.tobytes())
     wall = time.perf_counter() - t0

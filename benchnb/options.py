@@ -4,8 +4,8 @@
 
 # %% ../nbs/00d_options.ipynb #461dce02
 from __future__ import annotations
-import dataclasses, functools, inspect, io, linecache, re, tokenize, types, typing
-from dataclasses import MISSING, dataclass, field, fields
+import ast, dataclasses, functools, inspect, io, linecache, re, sys, tokenize, types, typing
+from dataclasses import MISSING, field, fields
 from pathlib import Path
 from typing import Any, Callable
 
@@ -27,18 +27,26 @@ def opt(default: Any=MISSING, *flags: str, argument: bool=False, cli_type: Any=N
     return field(default=default, metadata=meta)
 
 # %% ../nbs/00d_options.ipynb #528ed909
+@functools.cache
+def _parsed(path: str) -> tuple[list[str], ast.Module]:
+    src = Path(path).read_text()
+    return src.splitlines(keepends=True), ast.parse(src)
+
 def _class_source(cls) -> str:
-    "`cls`'s source: from its module's file, else from the last notebook cell that defined it (IPython's linecache)."
-    try: return inspect.getsource(cls)
-    except (OSError, TypeError): pass
+    "`cls`'s source: from its module's file (parsed once), else from the last notebook cell that defined it (linecache)."
+    try:
+        lines, tree = _parsed(inspect.getsourcefile(sys.modules[cls.__module__]))
+        found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
+        if found: return ''.join(lines[found[-1].lineno - 1:found[-1].end_lineno])
+    except (OSError, TypeError, KeyError, SyntaxError, ValueError): pass
     head = re.compile(rf'^class {cls.__name__}\b.*$\n((?:[ \t]+.*\n|\s*\n)*)', re.M)
     cells = [''.join(lines) for name, (_, _, lines, _) in list(linecache.cache.items()) if str(name).startswith('<')]
     found = [m[0] for c in cells for m in head.finditer(c + '\n')]
     return found[-1] if found else ''
 
 def field_docs(cls) -> dict[str, str]:
-    "Each field's comment in `cls`'s source (docments style: `name: type = default  # what it is`); '' if none."
-    src = _class_source(cls)
+    "Each field's comment in the source of `cls` or of the dataclass it inherits it from (docments style); '' if none."
+    src = '\n'.join(_class_source(c) for c in cls.__mro__ if '__dataclass_fields__' in vars(c))  # own first
     out, names = {}, {f.name for f in fields(cls)}
     lines = src.splitlines()
     for tok in tokenize.generate_tokens(io.StringIO(src).readline):
@@ -145,7 +153,9 @@ def options_table(cls) -> str:
     docs, rows = field_docs(cls), ['| option | default | what it is |', '|---|---|---|']
     cell = lambda s: str(s).replace('|', '\\|').replace('\n', ' ')
     for f in fields(cls):
-        flag = f.name if f.metadata.get('argument') else '--' + f.name.replace('_', '-')
+        m = f.metadata
+        flag = (f.name if m.get('argument') else ' / '.join(_flags(f)) if m.get('cli', True)
+                else f'{f.name} (Python and plans only)')
         d = default_of(f)
         rows.append(f"| `{cell(flag)}` | {'required' if d is ... else f'`{cell(d)}`'} | {cell(docs[f.name])} |")
     return '\n'.join(rows)

@@ -6,7 +6,7 @@
 from __future__ import annotations
 import json, sys, time
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Sequence
 
 import numpy as np
 import typer
@@ -14,23 +14,15 @@ import typer
 from ..core import DataError, get_logger, limited_threads, progress_mode
 from ..family import register_family
 from ..runs import check_seed, write_json
+from ..options import options_command
+from .options import RunOptions, ScibCmdOptions, names_of
+from .inputs import read_h5ad      # read here before; importable from here as before
 
 # %% auto #0
-__all__ = ['log', 'cli', 'KnnOpt', 'DeviceOpt', 'read_h5ad', 'stage', 'check_options', 'results_file', 'rows_table', 'run_cmd',
-           'cost_file', 'scib_cmd', 'list_cmd', 'warmup']
+__all__ = ['log', 'cli', 'stage', 'run_cmd', 'list_cmd', 'warmup']
 
 # %% ../../nbs/29_cells.cli.ipynb #e00f5823
 log = get_logger('cells.cli')
-
-def read_h5ad(path: str|Path):
-    "Read an AnnData file; `DataError` naming the file when it is missing, unreadable or empty."
-    import anndata as ad
-    p = Path(path)
-    if not p.exists(): raise DataError("no such file", file=p)
-    try: a = ad.read_h5ad(p)
-    except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
-    if a.n_obs == 0: raise DataError("the AnnData has no cells", file=p)
-    return a
 
 def _split(s: str|None) -> list[str]: return [x.strip() for x in (s or '').split(',') if x.strip()]
 
@@ -40,21 +32,21 @@ def stage(msg: str) -> None:
     if progress_mode() != 'off': print(f"benchnb: cells run: {msg}", file=sys.stderr, flush=True)
 
 # %% ../../nbs/29_cells.cli.ipynb #c2c8099c
-def check_options(tasks: str|None, knn_method: str, seeds: str|None, batch: str|None) -> list[int]|None:
+def check_options(opts: RunOptions) -> list[int]|None:
     "Check `cells run` options before any data is read; return the parsed `--seeds` (None without)."
     from benchnb.cells.neighbors import check_knn_method
-    from benchnb.cells.tasks import tasks as registry
-    import benchnb.cells.newer_tasks   # registers the sequential task
-    check_knn_method(knn_method)
-    known = registry.names('single')
-    for n in _split(tasks):
+    from benchnb.cells.tasks import all_tasks
+    check_knn_method(opts.knn)
+    known, tasks = all_tasks('single'), names_of(opts.tasks)
+    for n in tasks:
         if n not in known:
             raise DataError(f"unknown task (single-dataset tasks: {', '.join(known)})", field='--tasks', value=n)
-    if 'batch_integration' in _split(tasks) and not batch:
+    if 'batch_integration' in tasks and not opts.batch:
         raise DataError("task batch_integration needs a batch column (--batch)", field='--batch')
-    if not seeds: return None
-    try: return [int(s) for s in _split(seeds)]
-    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds', value=seeds) from None
+    if not opts.seeds: return None
+    try: return [int(s) for s in names_of(opts.seeds)]
+    except ValueError: raise DataError("seeds are integers, comma-separated", field='--seeds',
+                                       value=opts.seeds) from None
 
 # %% ../../nbs/29_cells.cli.ipynb #0c31fe13
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -89,44 +81,22 @@ def _aggregate_rows(agg) -> list[dict]:
             for _, r in agg.iterrows()]
 
 # %% ../../nbs/29_cells.cli.ipynb #828fe7d3
-def _result_rows(data, embs: list[str], labels: str, batch: str|None, tasks: str|None, bl: list[str],
-                 seed: int, seed_list: list[int]|None, aggregate: bool, extras: bool, **baseline_from) -> list[dict]:
+def _result_rows(data, embs: list[str], opts: RunOptions, seed_list: list[int]|None) -> list[dict]:
     "The JSON rows of `cells run`: one seed, several seeds, or their aggregate."
     from benchnb.cells.tasks import evaluate, evaluate_seeds
-    if not seed_list: return evaluate(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None,
-                                      baseline=bl, seed=seed, extras=extras, **baseline_from)
-    rows, agg = evaluate_seeds(data, embs, labels, batch_key=batch, task_names=_split(tasks) or None, baseline=bl,
-                               seeds=seed_list, extras=extras, **baseline_from)
-    return _aggregate_rows(agg) if aggregate else rows
+    if not seed_list: return evaluate(data, embs, opts)
+    rows, agg = evaluate_seeds(data, embs, opts, seed_list)
+    return _aggregate_rows(agg) if opts.aggregate else rows
 
 # %% ../../nbs/29_cells.cli.ipynb #292e34ee
 _RUN_EPILOG = ("\b\nExample:\n"
                "  benchnb cells run data.h5ad -e X_scvi -l cell_type -b batch --baseline pca -o results.json")
-_ADATA_HELP = "AnnData .h5ad file (labels/batches in obs, embeddings in obsm)."
-_R_ADATA = typer.Argument(..., help=_ADATA_HELP)
-_R_EMB = typer.Option(..., '--embedding', '-e', help="obsm key of a model embedding (repeat or comma-separate).")
-_R_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels.")
-_R_BATCH = typer.Option(None, '--batch', '-b', help="obs column with batches (for batch_integration).")
-_R_TASKS = typer.Option(None, '--tasks', '-t', help="Comma-separated tasks "
-                        "(default: clustering,embedding,label_prediction[,batch_integration]).")
-_R_BASELINE = typer.Option(None, '--baseline',
-                           help="'pca' (all tasks) and/or 'expression' (label prediction), comma-separated.")
-_R_LAYER = typer.Option(None, '--layer', help="The PCA baseline's counts from this layer (default: X).")
-_R_RAW = typer.Option(False, '--use-raw', help="The PCA baseline's counts from .raw (log1p values turned back with "
-                      "expm1, as scanpy's pbmc68k_reduced holds them).")
 
-# %% ../../nbs/29_cells.cli.ipynb #f3710f6f
-_R_SEED = typer.Option(42, '--seed', help="Random seed (folds, forests, Leiden, PCA).")
-_R_SEEDS = typer.Option(None, '--seeds', help="Several seeds, comma-separated (rows gain 'seed').")
-_R_AGGREGATE = typer.Option(False, '--aggregate', help="With --seeds: output mean and sample std per metric.")
-_EXTRAS_HELP = ("Add the scIB metrics to batch_integration (scib-metrics definitions): ilisi, clisi, kbet_per_label, "
-                "bras, kbet_global, graph_connectivity, isolated_labels, kmeans_nmi, kmeans_ari.")   # = extras_help()
-_R_EXTRAS = typer.Option(False, '--extras', help=_EXTRAS_HELP)
-KnnOpt = typer.Option('exact', '--knn',
-                      help="Neighbour search: 'exact' (default) or 'ann' (NN-descent, for millions of cells).")
-_R_OUT = typer.Option(None, '--out', '-o', help="Write the JSON results here as well (with what the run cost).")
-_DEVICE_HELP = "Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'."
-DeviceOpt = typer.Option('cpu', '--device', help=_DEVICE_HELP)   # shared by run and scib
+def refine(cmd, name: str, **info):
+    "Set typer option attributes (`min`, `max`, …) of `cmd`'s option `name`, made by `options_command`."
+    opt_info = cmd.__signature__.parameters[name].default
+    for k, v in info.items(): setattr(opt_info, k, v)
+    return cmd
 
 # %% ../../nbs/29_cells.cli.ipynb #1f0e2250
 def _plan_line(n_obs: int, tasks: str|None, embs: list[str], baseline: str|None) -> str:
@@ -150,53 +120,24 @@ def rows_table(rows: list[dict]) -> str:
 
 # %% ../../nbs/29_cells.cli.ipynb #33dcee80
 @cli.command('run', epilog=_RUN_EPILOG)
-def run_cmd(adata: Path = _R_ADATA, embedding: List[str] = _R_EMB, labels: str = _R_LABELS,
-            batch: Optional[str] = _R_BATCH, tasks: Optional[str] = _R_TASKS, baseline: Optional[str] = _R_BASELINE,
-            seed: int = _R_SEED, seeds: Optional[str] = _R_SEEDS, aggregate: bool = _R_AGGREGATE,
-            extras: bool = _R_EXTRAS, knn_method: str = KnnOpt, out: Optional[Path] = _R_OUT,
-            device: str = DeviceOpt, layer: Optional[str] = _R_LAYER, use_raw: bool = _R_RAW):
+@options_command(RunOptions)
+def run_cmd(opts: RunOptions):
     "Evaluate embeddings in ADATA on the single-cell tasks; print JSON results."
     from benchnb.runs import ResourceMeter
+    from benchnb.cells.neighbors import resolve_device
     t0, meter = time.perf_counter(), ResourceMeter()          # what the run cost goes into the -o file
-    stage(f"reading {adata}")
-    seed_list, bl = check_options(tasks, knn_method, seeds, batch), _check_baseline(baseline)   # before the (slow) read
-    for s in [seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
-    from benchnb.cells.neighbors import check_device
-    check_device(device)
-    data, embs = _read_dataset(adata, embedding, knn_method, device)
-    stage(_plan_line(data.n_obs, tasks, embs, baseline))
-    rows = _result_rows(data, embs, labels, batch=batch, tasks=tasks, bl=bl, seed=seed, seed_list=seed_list,
-                        aggregate=aggregate, extras=extras, baseline_layer=layer, use_raw=use_raw)
-    args = {'adata': str(adata), 'embedding': embs, 'labels': labels, 'batch': batch, 'tasks': tasks,
-            'baseline': baseline, 'seed': seed, 'seeds': seed_list, 'extras': extras, 'knn': knn_method,
-            'device': device, 'layer': layer, 'use_raw': use_raw}
-    if out: write_json(out, results_file(rows, args, meter.read()))
+    stage(f"reading {opts.adata}")
+    seed_list, _ = check_options(opts), _check_baseline(opts.baseline)   # before the (slow) read
+    for s in [opts.seed, *(seed_list or ())]: check_seed(s, field='--seeds' if seed_list else '--seed')
+    data, embs = _read_dataset(opts.adata, opts.embedding, opts.knn, resolve_device(opts.device))
+    stage(_plan_line(data.n_obs, opts.tasks, embs, opts.baseline))
+    rows = _result_rows(data, embs, opts, seed_list)
+    args = {'adata': str(opts.adata), 'embedding': embs, 'labels': opts.labels, 'batch': opts.batch,
+            'tasks': opts.tasks, 'baseline': opts.baseline, 'seed': opts.seed, 'seeds': seed_list,
+            'extras': opts.extras, 'knn': opts.knn, 'device': opts.device, 'layer': opts.layer, 'use_raw': opts.use_raw}
+    if opts.out: write_json(opts.out, results_file(rows, args, meter.read()))
     stage(f"{len(rows)} results in {time.perf_counter() - t0:.1f} s")
-    typer.echo(rows_table(rows) if out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
-
-# %% ../../nbs/29_cells.cli.ipynb #bafc5269
-_S_ADATA = typer.Argument(..., help=_ADATA_HELP)
-_S_EMB = typer.Option(..., '--embedding', '-e',
-                      help="obsm key(s) of the embeddings to score (repeat or comma-separate).")
-_S_LABELS = typer.Option(..., '--labels', '-l', help="obs column with cell-type labels.")
-_S_BATCH = typer.Option(..., '--batch', '-b', help="obs column with batches.")
-_S_PRE = typer.Option(None, '--pre-integrated', help="obsm key of the unintegrated embedding for PCR comparison "
-                      "(default: PCA of X, as scib-metrics).")
-_S_OUT = typer.Option(..., '--out', '-o', help="CSV table, laid out as scib-metrics' Benchmarker.get_results() "
-                      "(what the run cost: OUT.run.json).")
-_S_PLOT = typer.Option(None, '--plot', help="Also draw the scIB results table (PNG/PDF/SVG).")
-_S_SCALE = typer.Option(False, '--min-max-scale',
-                        help="Scale each metric to [0, 1] across the embeddings before aggregating.")
-_S_SKIP = typer.Option(None, '--skip', help="Switch a metric off (repeat or comma-separate): scib-metrics' field "
-                       "name (kbet_per_label, pcr_comparison, ilisi_knn, …) or the column name; "
-                       "neither computed nor shown.")
-_S_WEIGHT = typer.Option(0.4, '--batch-weight', min=0.0, max=1.0,
-                         help="Weight of Batch correction in Total; Bio conservation gets the rest (scIB: 0.4).")
-_S_JOBS = typer.Option(None, '--n-jobs', min=1, help="Threads to compute with (default: every core).")
-_S_PARITY = typer.Option('0.6', '--parity', help="The scib-metrics release whose Benchmarker to reproduce: 0.6 "
-                         "(0.6.1, the newest) or 0.5 (0.5.10). The ten default columns agree; 0.6 adds sBEE (--add).")
-_S_ADD = typer.Option(None, '--add', help="Switch on a metric that is off by default (repeat or comma-separate): "
-                      "sbee (scib-metrics 0.6, --parity 0.6).")
+    typer.echo(rows_table(rows) if opts.out else json.dumps(rows, indent=2))   # with -o the JSON is in the file
 
 # %% ../../nbs/29_cells.cli.ipynb #33f2e635
 def _check_plot_format(path: Path|None) -> None:
@@ -241,38 +182,36 @@ def _pcr_zero_note(table, pre_integrated: str|None) -> str|None:
 
 # %% ../../nbs/29_cells.cli.ipynb #ee128bed
 @cli.command('scib')
-def scib_cmd(adata: Path = _S_ADATA, embedding: List[str] = _S_EMB, labels: str = _S_LABELS, batch: str = _S_BATCH,
-             pre_integrated: Optional[str] = _S_PRE, out: Path = _S_OUT, plot: Optional[Path] = _S_PLOT,
-             min_max_scale: bool = _S_SCALE, knn_method: str = KnnOpt, device: str = DeviceOpt,
-             skip: Optional[List[str]] = _S_SKIP, batch_weight: float = _S_WEIGHT, n_jobs: Optional[int] = _S_JOBS,
-             parity: str = _S_PARITY, add: Optional[List[str]] = _S_ADD):
+@options_command(ScibCmdOptions)
+def scib_cmd(opts: ScibCmdOptions):
     "The scIB metrics table (scib-metrics' Benchmarker columns) for embeddings in ADATA; CSV out, table printed."
-    from benchnb.cells.neighbors import check_device, check_knn_method
-    from benchnb.cells.scib import scib, skipped_columns, added_columns
+    from benchnb.cells.neighbors import check_knn_method
+    from benchnb.cells.scib import scib, scib_options, skipped_columns, added_columns
     from benchnb.core import EXIT_FAILURES
     from benchnb.runs import ResourceMeter
-    meter, skip, add = ResourceMeter(), _embeddings(skip or []), _embeddings(add or [])
-    check_knn_method(knn_method); check_device(device); _check_plot_format(plot); skipped_columns(skip)  # before work
-    added_columns(add, parity)
-    with limited_threads(n_jobs):
-        table = scib(read_h5ad(adata), _embeddings(embedding), labels, batch, pre_integrated, min_max_scale, knn_method,
-                     device=device, skip=skip, batch_weight=batch_weight, parity=parity, add=add)
-    _write_scib(table, out, plot)
-    write_json(cost_file(out), {'command': 'cells scib', 'resources': meter.read()})   # the CSV keeps its layout
+    meter = ResourceMeter()
+    check_knn_method(opts.knn); opts = scib_options(opts); _check_plot_format(opts.plot)     # before any work
+    skipped_columns(opts.skip_names); added_columns(opts.add_names, opts.parity)
+    with limited_threads(opts.n_jobs):
+        table = scib(read_h5ad(opts.adata), _embeddings(opts.embedding), opts.labels, opts.batch, opts.pre_integrated,
+                     opts)
+    _write_scib(table, opts.out, opts.plot)
+    write_json(cost_file(opts.out), {'command': 'cells scib', 'resources': meter.read()})   # the CSV keeps its layout
     typer.echo(table.round(4).apply(lambda c: c + 0.0 if c.dtype.kind == 'f' else c).to_string())   # never -0.0000
-    if note := _pcr_zero_note(table, pre_integrated): typer.echo(note, err=True)
+    if note := _pcr_zero_note(table, opts.pre_integrated): typer.echo(note, err=True)
     for line in table.attrs.get('failed', {}).values(): typer.echo(f"failed: {line}", err=True)
     if table.attrs.get('failed'): raise typer.Exit(EXIT_FAILURES)            # the others written: exit 3
+
+refine(scib_cmd, 'batch_weight', min=0.0, max=1.0); refine(scib_cmd, 'n_jobs', min=1)
 
 # %% ../../nbs/29_cells.cli.ipynb #ca1f6ea8
 @cli.command('list', epilog="\b\nExample:\n  benchnb cells list metrics")
 def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
     "List the registered tasks or metrics."
-    from benchnb.cells.tasks import tasks
+    from benchnb.cells.tasks import all_tasks, tasks
     from benchnb.cells.metrics import metrics
-    import benchnb.cells.perturbation, benchnb.cells.newer_tasks   # register the perturbation and newer tasks
     if what == 'tasks':
-        for n in tasks.names(): typer.echo(f"{n}\t{tasks.entry(n).meta.get('description', '')}")
+        for n in all_tasks(): typer.echo(f"{n}\t{tasks.entry(n).meta.get('description', '')}")
     elif what == 'metrics':
         for n in metrics.names():
             e = metrics.entry(n)
@@ -282,20 +221,20 @@ def list_cmd(what: str = typer.Argument('tasks', help="'tasks' or 'metrics'.")):
 # %% ../../nbs/29_cells.cli.ipynb #4913d4df
 def warmup() -> None:
     "Compile and cache the cells kernels (kNN passes in fp64 and fp32, label sums, LISI, the UMAP graph)."
-    from benchnb.cells.neighbors import _knn_cpu, _knn_label_pass
-    from benchnb.cells.silhouette import _label_distance_sums_cpu
-    from benchnb.cells.lisi import _lisi_rows_numba
-    from benchnb.cells.graph import _smooth_knn_dist, _membership_strengths
+    from benchnb.cells.neighbors import knn_cpu, knn_label_pass
+    from benchnb.cells.silhouette import label_distance_sums_cpu
+    from benchnb.cells.lisi import Calibration, lisi_rows_numba
+    from benchnb.cells.graph import smooth_knn_dist, membership_strengths
     X, codes = np.random.default_rng(0).standard_normal((64, 4)), np.arange(64, dtype=np.int64) % 3
     for dt in (np.float64, np.float32):
         for rows in (64, 32):                                    # the symmetric pass, the row-block pass
-            _knn_cpu(X, 5, dt, rows, 64); _knn_label_pass(X, 5, codes, 3, dt, rows, 64)
-        _label_distance_sums_cpu(X, codes, 3, dt, 32)
-    nb = _knn_cpu(X, 10, np.float64, 64, 64)
-    _lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), n_labels=np.array([3, 3]), perplexity=3.0,
-                     tol=1e-5, max_tries=50, out=np.empty((2, 64)))
+            knn_cpu(X, 5, dt, rows, 64); knn_label_pass(X, 5, codes, 3, dt, rows, 64)
+        label_distance_sums_cpu(X, codes, 3, dt, 32)
+    nb = knn_cpu(X, 10, np.float64, 64, 64)
+    lisi_rows_numba(nb.distances, nb.indices, np.stack([codes, codes]), np.array([3, 3]), Calibration(3.0, 1e-5, 50),
+                    np.empty((2, 64)))
     d = np.ascontiguousarray(nb.distances, dtype=np.float32)
-    _membership_strengths(nb.indices, d, *_smooth_knn_dist(d, 10.0, local_connectivity=1.0))
+    membership_strengths(nb.indices, d, *smooth_knn_dist(d, 10.0, local_connectivity=1.0))
 
 # %% ../../nbs/29_cells.cli.ipynb #25c6ea4b
 _FAMILY_HELP = "Single-cell embedding evaluation: clustering, embedding, label prediction, batch integration."

@@ -10,12 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from ..core import DataError
-from .sweep import CELLS_DEMO, _read_cells, run_cells_unit
+from .sweep import CELLS_DEMO, load_dataset, run_cells_unit
 from ..resultsdb.site import register_control, register_data_size, register_metric_groups
 from ..family import family_named, unit_kinds
 
 # %% auto #0
-__all__ = ['CELLS_CONTROLS', 'control_embedding', 'run_cells_control', 'cells_metric_group', 'n_cells']
+__all__ = ['n_cells']
 
 # %% ../../nbs/23a_cells.controls.ipynb #aa9cc866
 CELLS_CONTROLS = {'control-random': 'negative', 'control-shuffled': 'negative', 'control-labels': 'positive'}
@@ -38,7 +38,7 @@ def control_embedding(adata, control: str, labels: str, base: str='X_pca', seed:
 def run_cells_control(unit: dict, work_dir: str) -> list[dict]:
     "One cells task on a control embedding (the unit's model names the control)."
     o, seed = unit['options'], 0 if unit['seed'] is None else unit['seed']
-    adata = _read_cells(str(unit['dataset']))
+    adata = load_dataset(str(unit['dataset']))
     x = control_embedding(adata, unit['model'], o['labels'], o['base'], seed)
     key = hashlib.sha256(repr((unit['dataset'], unit['model'], o['labels'], o['base'], seed)).encode()).hexdigest()[:12]
     path = Path(work_dir)/'cells-controls'/key/f"{unit['model']}.npy"
@@ -68,7 +68,7 @@ def _scib_groups() -> dict[str, str]:
     from benchnb.cells.scib import SCIB_METRICS
     names = {'Bio conservation': 'bio', 'Batch correction': 'batch'}
     return {str(getattr(m.metric_type, 'value', m.metric_type)): names.get(m.group, m.group)
-            for m in SCIB_METRICS if m.metric_type is not None}
+            for m in SCIB_METRICS if m.metric_type is not None and (m.group != 'extra' or m.extras)}
 
 def cells_metric_group(metric: str, params: dict) -> str:
     "'bio' or 'batch': scIB's group (`SCIB_METRICS`), else label metrics 'bio' and batch-mixing ones 'batch'."

@@ -15,7 +15,7 @@ from scipy.sparse.csgraph import connected_components
 
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
-from .neighbors import Neighbors, _NUMPY_MAX_CELLS
+from .neighbors import Neighbors, NUMPY_MAX_CELLS
 from .silhouette import label_distance_sums, silhouette_from_sums
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
@@ -69,7 +69,7 @@ _F32 = numba.types.float32
 
 # %% ../../nbs/20g_cells.graph.ipynb #6690eee0
 @njit(locals={'psum': _F32, 'lo': _F32, 'mid': _F32, 'hi': _F32}, parallel=True, cache=_CACHE)
-def _smooth_knn_dist(distances, k, n_iter=64, local_connectivity=1.0, bandwidth=1.0):
+def smooth_knn_dist(distances, k, n_iter=64, local_connectivity=1.0, bandwidth=1.0):
     "umap's `smooth_knn_dist`: (σ, ρ) per row of sorted float32 kNN distances; kept whole (see above)."
     target = np.log2(k) * bandwidth
     rho = np.zeros(distances.shape[0], dtype=np.float32)
@@ -125,7 +125,7 @@ def _smooth_knn_dist(distances, k, n_iter=64, local_connectivity=1.0, bandwidth=
 
 # %% ../../nbs/20g_cells.graph.ipynb #8328861d
 @njit(locals={'sigmas': _F32[::1], 'rhos': _F32[::1], 'val': _F32}, parallel=True, cache=_CACHE)
-def _membership_strengths(knn_indices, knn_dists, sigmas, rhos):
+def membership_strengths(knn_indices, knn_dists, sigmas, rhos):
     "umap's `compute_membership_strengths` (not bipartite): COO rows, cols, values of the directed graph."
     n_samples, n_neighbors = knn_indices.shape
     rows = np.zeros(knn_indices.size, dtype=np.int32)
@@ -144,7 +144,7 @@ def _membership_strengths(knn_indices, knn_dists, sigmas, rhos):
 
 # %% ../../nbs/20g_cells.graph.ipynb #a327565a
 def _smooth_knn_dist_numpy(distances: np.ndarray, k: float, n_iter: int=64) -> tuple[np.ndarray, np.ndarray]:
-    "`_smooth_knn_dist` (local connectivity 1, bandwidth 1) for every row at once, float32 as the kernel."
+    "`smooth_knn_dist` (local connectivity 1, bandwidth 1) for every row at once, float32 as the kernel."
     f32, n, m = np.float32, *distances.shape
     nz = (distances > 0).sum(1)                                  # sorted rows: the non-zero distances are the tail
     rho = np.where(nz > 0, distances[np.arange(n), np.minimum(m - nz, m - 1)], 0).astype(f32)
@@ -166,7 +166,7 @@ def _smooth_knn_dist_numpy(distances: np.ndarray, k: float, n_iter: int=64) -> t
 
 # %% ../../nbs/20g_cells.graph.ipynb #e60e22e6
 def _membership_strengths_numpy(knn_indices: np.ndarray, knn_dists: np.ndarray, sigmas, rhos) -> tuple:
-    "`_membership_strengths` in numpy: COO rows, cols, values (float32) of the directed graph."
+    "`membership_strengths` in numpy: COO rows, cols, values (float32) of the directed graph."
     n, k = knn_indices.shape
     d = knn_dists - rhos[:, None]
     with np.errstate(over='ignore', divide='ignore', invalid='ignore'):
@@ -180,10 +180,10 @@ def _membership_strengths_numpy(knn_indices: np.ndarray, knn_dists: np.ndarray, 
 def umap_connectivities(nbrs: Neighbors) -> sp.csr_matrix:
     "UMAP fuzzy simplicial set of a kNN list (what `scanpy.pp.neighbors` stores as connectivities)."
     dists = np.ascontiguousarray(nbrs.distances, dtype=np.float32)
-    small = nbrs.n <= _NUMPY_MAX_CELLS                            # numpy: nothing to compile for small inputs
+    small = nbrs.n <= NUMPY_MAX_CELLS                            # numpy: nothing to compile for small inputs
     sigmas, rhos = (_smooth_knn_dist_numpy(dists, float(nbrs.k)) if small else
-                    _smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0))
-    strengths = _membership_strengths_numpy if small else _membership_strengths
+                    smooth_knn_dist(dists, float(nbrs.k), local_connectivity=1.0))
+    strengths = _membership_strengths_numpy if small else membership_strengths
     rows, cols, vals = strengths(nbrs.indices, dists, sigmas, rhos)
     W = sp.coo_matrix((vals, (rows, cols)), shape=(nbrs.n, nbrs.n))
     W.eliminate_zeros()

@@ -12,11 +12,10 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
-from .neighbors import _device, _torch_device
+from .neighbors import resolve_device, torch_device
 
 # %% auto #0
-__all__ = ['threefry2x32', 'jax_split', 'jax_bits', 'jax_key', 'jax_uniform', 'jax_gumbel', 'jax_permutation', 'jax_choice_p',
-           'kmeans_labels', 'kmeans_nmi_ari']
+__all__ = ['kmeans_nmi_ari']
 
 # %% ../../nbs/20b_cells.kmeans.ipynb #1c03db59
 _U = np.uint32
@@ -88,7 +87,7 @@ class _Backend:
         self.torch = device != 'cpu'
         if self.torch:
             import torch
-            dev = _torch_device(device)
+            dev = torch_device(device)
             self.X = torch.as_tensor(X, dtype=torch.float64, device=dev)
         else: self.X = X.astype(np.float64)
         self.sq = (self.X * self.X).sum(1)
@@ -137,7 +136,7 @@ def kmeans_labels(X: Any, k: int, seed: int=0, max_iter: int=300, tol: float=1e-
     X = np.asarray(X, np.float32)
     tol = np.mean(np.var(X, axis=0)) * tol
     X = X - X.mean(axis=0)
-    be = _Backend(X, _device(device))
+    be = _Backend(X, resolve_device(device))
     C = _kmeans_pp(X, be, k, jax_split(jax_key(seed), 1)[0])
     prev, old, new, it = None, np.inf, np.inf, 0
     while True:

@@ -18,8 +18,7 @@ from ..resultsdb.importers import import_unit_id, result_digest, run_resources, 
 from ..resultsdb.leaderboard import best_row, done_metrics, min_max_scaled
 
 # %% auto #0
-__all__ = ['CELLS_KEYS', 'cells_rows', 'cells_result_rows', 'is_cells_json', 'read_cells', 'cells_observations',
-           'cells_leaderboard', 'plot_cells_leaderboard', 'demo_cells']
+__all__ = ['cells_observations', 'cells_leaderboard', 'plot_cells_leaderboard']
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #a45f9c7b
 def cells_rows(rows: Sequence[dict]) -> dict[tuple[str, str], list[dict]]:
@@ -153,13 +152,13 @@ family_named('cells').leaderboard(cells_leaderboard, description="models × metr
 def demo_cells(out: Path, seeds=(0, 1)) -> list[Path]:
     "Cells results JSON (one per seed) on 300 cells of pbmc68k_reduced: X_pca, X_umap, random."
     import scanpy as sc
-    from benchnb.cells.tasks import CellDataset, evaluate
+    from benchnb.cells.tasks import CellDataset, EvalOptions, evaluate
     a = sc.datasets.pbmc68k_reduced()[:300].copy()
     a.obsm['random'] = np.random.default_rng(0).normal(size=(a.n_obs, 10))
     paths = []
     for s in seeds:
-        rows = evaluate(CellDataset(a, 'pbmc68k_reduced'), ['X_pca', 'X_umap', 'random'], 'bulk_labels', None,
-                        ['clustering', 'embedding'], seed=s)
+        rows = evaluate(CellDataset(a, 'pbmc68k_reduced'), ['X_pca', 'X_umap', 'random'],
+                        EvalOptions(labels='bulk_labels', tasks=['clustering', 'embedding'], seed=s))
         p = out/'cells'/f"pbmc68k_reduced.seed{s}.json"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps([{**r, 'seed': s} for r in rows]))

@@ -5,19 +5,19 @@
 # %% ../../nbs/20f_cells.lisi.ipynb #595c9403
 from __future__ import annotations
 import math
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from numba import njit, prange
 import numpy as np
 
 from ..core import DataError
 from .inputs import encode_labels
-from .neighbors import Neighbors, knn, _FAST, _device, _torch_device, _NUMPY_MAX_CELLS
+from .neighbors import Neighbors, knn, FASTMATH, resolve_device, torch_device, NUMPY_MAX_CELLS
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
 
 # %% auto #0
-__all__ = ['entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet']
+__all__ = ['entropy_per_cell_values', 'entropy_per_cell', 'Calibration', 'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet']
 
 # %% ../../nbs/20f_cells.lisi.ipynb #61507259
 def _label_counts(nb: np.ndarray, B: int) -> np.ndarray:
@@ -46,7 +46,7 @@ def entropy_per_cell(X: Any, batch: Any, k: int=200, nbrs: Neighbors|None=None, 
     return float(np.mean(entropy_per_cell_values(nbrs, batch)))
 
 # %% ../../nbs/20f_cells.lisi.ipynb #f51ff614
-@njit(fastmath=_FAST, cache=_CACHE)
+@njit(fastmath=FASTMATH, cache=_CACHE)
 def _hbeta(d, beta, P):
     """(H, Var_P d) of P ∝ exp(−β d) (P normalised in place; all 0 and H = 0 if every weight vanishes).
     exp in float32, sums in float64."""
@@ -76,13 +76,20 @@ def _calibrate(d, P, target, tol, max_tries):
         H, var = _hbeta(d, beta, P); diff = H - target; tries += 1
     return H
 
+# %% ../../nbs/20f_cells.lisi.ipynb #5757554e
+class Calibration(NamedTuple):
+    "Each cell's Gaussian weights: entropy ln(`perplexity`) within `tol`, in at most `max_tries` steps."
+    perplexity: float
+    tol: float = 1e-5
+    max_tries: int = 50
+
 # %% ../../nbs/20f_cells.lisi.ipynb #9458830f
 @njit(parallel=True, cache=_CACHE)
-def _lisi_rows_numba(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+def lisi_rows_numba(D, I, codes, n_labels, calib, out):
     """LISI of every row for each label set `codes[s]` (one calibration per cell serves all sets; the cell itself
     dropped). Distances are shifted by the row's smallest: P and H are unchanged, and float32 exp(−βd) cannot
     underflow. Rows go in chunks so that the work buffers are allocated once per chunk, not once per cell."""
-    n, k = D.shape; target = math.log(perplexity); nchunk = min(n, 256)
+    n, k = D.shape; target = math.log(calib.perplexity); nchunk = min(n, 256)
     for c in prange(nchunk):
         d = np.empty(k, np.float32); P = np.empty(k, np.float32)
         nb = np.empty(k, np.int64); mass = np.empty(n_labels.max())
@@ -95,7 +102,7 @@ def _lisi_rows_numba(D, I, codes, n_labels, perplexity, tol, max_tries, out):
             for j in range(k):
                 if I[i, j] != i:
                     d[m] = D[i, j] - dmin; m += 1
-            H = _calibrate(d[:m], P[:m], target, tol, max_tries)
+            H = _calibrate(d[:m], P[:m], target, calib.tol, calib.max_tries)
             for s in range(codes.shape[0]):
                 mass[:] = 0.0
                 for j in range(m): mass[codes[s, nb[j]]] += P[j]
@@ -131,23 +138,23 @@ def _calibrate_numpy(d: np.ndarray, keep: np.ndarray, target: float, tol: float,
     return P, H
 
 # %% ../../nbs/20f_cells.lisi.ipynb #d460c1de
-def _lisi_rows_numpy(D, I, codes, n_labels, perplexity, tol, max_tries, out):
-    "`_lisi_rows_numba` in numpy: every row calibrated at once, one Simpson index per label set."
+def _lisi_rows_numpy(D, I, codes, n_labels, calib, out):
+    "`lisi_rows_numba` in numpy: every row calibrated at once, one Simpson index per label set."
     n, k = D.shape
     keep = I != np.arange(n)[:, None]
     dmin = np.where(keep, D, np.inf).min(1, keepdims=True)
     d = np.where(keep, D - dmin, 0.0).astype(np.float32)
-    P, H = _calibrate_numpy(d, keep.astype(np.float32), math.log(perplexity), tol, max_tries)
+    P, H = _calibrate_numpy(d, keep.astype(np.float32), math.log(calib.perplexity), calib.tol, calib.max_tries)
     for s in range(len(codes)):
         L = int(n_labels[s])
         mass = np.bincount((np.arange(n)[:, None] * L + codes[s][I]).ravel(), P.astype(np.float64).ravel(), n * L)
         out[s] = np.where(H == 0, -1.0, 1.0 / (mass.reshape(n, L) ** 2).sum(1))
 
 # %% ../../nbs/20f_cells.lisi.ipynb #88f80357
-def _lisi_rows(D, I, codes, n_labels, perplexity, tol, max_tries, out):
+def _lisi_rows(D, I, codes, n_labels, calib: Calibration, out):
     "LISI of every row for each label set into `out`: numpy for small inputs (no compiling), else the numba kernel."
-    kernel = _lisi_rows_numpy if len(D) <= _NUMPY_MAX_CELLS else _lisi_rows_numba
-    kernel(D, I, codes, n_labels=n_labels, perplexity=perplexity, tol=tol, max_tries=max_tries, out=out)
+    kernel = _lisi_rows_numpy if len(D) <= NUMPY_MAX_CELLS else lisi_rows_numba
+    kernel(D, I, codes, n_labels, calib, out)
 
 # %% ../../nbs/20f_cells.lisi.ipynb #2f5ef823
 def _hbeta_torch(d, keep, beta):
@@ -182,18 +189,18 @@ def _calibrate_torch(d, keep, target: float, tol: float, max_tries: int):
     return P, H
 
 # %% ../../nbs/20f_cells.lisi.ipynb #0adfc588
-def _lisi_torch(D: np.ndarray, I: np.ndarray, codes: np.ndarray, n_labels: np.ndarray, perplexity: float,
-                tol: float, max_tries: int, device: str, block: int=65536) -> np.ndarray:
+def _lisi_torch(D: np.ndarray, I: np.ndarray, codes: np.ndarray, n_labels: np.ndarray, calib: Calibration, device: str,
+                block: int=65536) -> np.ndarray:
     "`_lisi_rows` in torch on `device`, by row blocks: one row of LISI values per label set."
     import torch
-    dev = _torch_device(device)
+    dev = torch_device(device)
     Ct, out = torch.as_tensor(codes, device=dev), np.empty((len(codes), len(D)))
     for r0 in range(0, len(D), block):
         Dt, It = torch.as_tensor(D[r0:r0 + block], device=dev), torch.as_tensor(I[r0:r0 + block], device=dev)
         keep = It != torch.arange(r0, r0 + len(It), device=dev)[:, None]
         dmin = torch.where(keep, Dt, torch.full_like(Dt, math.inf)).min(1, keepdim=True).values
         d = torch.where(keep, Dt - dmin, torch.zeros_like(Dt)).float()
-        P, H = _calibrate_torch(d, keep.float(), math.log(perplexity), tol, max_tries)
+        P, H = _calibrate_torch(d, keep.float(), math.log(calib.perplexity), calib.tol, calib.max_tries)
         for s in range(len(codes)):
             mass = torch.zeros((len(d), int(n_labels[s])), dtype=torch.float64, device=dev)
             simpson = (mass.scatter_add_(1, Ct[s][It], P.double()) ** 2).sum(1)
@@ -218,10 +225,9 @@ def lisi_values(nbrs: Neighbors, *label_sets: Any, perplexity: float|None=None, 
     out = np.empty((len(enc), nbrs.n))
     codes, n_cats = np.stack([c for c, _ in enc]), np.array([len(cats) for _, cats in enc])
     D, I = np.ascontiguousarray(nbrs.distances), np.ascontiguousarray(nbrs.indices)
-    if (device := _device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_labels=n_cats,
-                                                               perplexity=float(perplexity), tol=tol, max_tries=50,
-                                                               device=device)
-    else: _lisi_rows(D, I, codes, n_labels=n_cats, perplexity=float(perplexity), tol=tol, max_tries=50, out=out)
+    calib = Calibration(float(perplexity), tol, 50)
+    if (device := resolve_device(device)) != 'cpu': out = _lisi_torch(D, I, codes, n_cats, calib, device)
+    else: _lisi_rows(D, I, codes, n_cats, calib, out)
     return out[0] if len(enc) == 1 else out
 
 # %% ../../nbs/20f_cells.lisi.ipynb #a12446a4

@@ -14,7 +14,7 @@ from sklearn.metrics import adjusted_rand_score, normalized_mutual_info_score
 from ..core import DataError, Registry, RegistryError, get_logger
 from ..results import MetricResult
 from .inputs import as_embedding, encode_labels
-from .neighbors import Neighbors, check_device, check_knn_method, knn, approximate_knn
+from .neighbors import Neighbors, resolve_device, check_knn_method, knn, approximate_knn
 from .silhouette import (label_distance_sums, silhouette_from_sums, silhouette_samples, knn_and_silhouette,
                                       silhouette_label, silhouette_batch_per_group, silhouette_batch)
 from .lisi import entropy_per_cell_values, entropy_per_cell, lisi_values, ilisi, clisi, ilisi_clisi, kbet
@@ -25,16 +25,16 @@ from .sequential import (time_labels, random_sequential_distance, adaptive_k_val
 log = get_logger('cells.metrics')
 
 # %% auto #0
-__all__ = ['log', 'metrics', 'MetricType', 'register_metric', 'compute_metric', 'list_metrics', 'mean_fold_metric', 'jaccard',
-           'pearson', 'spearman', 'metric_result', 'as_embedding', 'encode_labels', 'check_device', 'Neighbors',
-           'check_knn_method', 'knn', 'approximate_knn', 'label_distance_sums', 'silhouette_from_sums',
-           'silhouette_samples', 'knn_and_silhouette', 'silhouette_label', 'silhouette_batch_per_group',
-           'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell', 'lisi_values', 'ilisi', 'clisi',
-           'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity', 'isolated_labels', 'umap_connectivities',
-           'leiden', 'time_labels', 'random_sequential_distance', 'adaptive_k_values', 'sequential_alignment_score']
+__all__ = ['log', 'metrics', 'MetricType', 'register_metric', 'compute_metric', 'metric_result', 'as_embedding', 'encode_labels',
+           'resolve_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn', 'label_distance_sums',
+           'silhouette_from_sums', 'silhouette_samples', 'knn_and_silhouette', 'silhouette_label',
+           'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
+           'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
+           'isolated_labels', 'umap_connectivities', 'leiden', 'time_labels', 'random_sequential_distance',
+           'adaptive_k_values', 'sequential_alignment_score']
 
 # %% ../../nbs/20_cells.metrics.ipynb #4b0c4445
-_all_ = ['as_embedding', 'encode_labels', 'check_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
+_all_ = ['as_embedding', 'encode_labels', 'resolve_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn',
          'label_distance_sums', 'silhouette_from_sums', 'silhouette_samples', 'knn_and_silhouette', 'silhouette_label',
          'silhouette_batch_per_group', 'silhouette_batch', 'entropy_per_cell_values', 'entropy_per_cell',
          'lisi_values', 'ilisi', 'clisi', 'ilisi_clisi', 'kbet', 'knn_adjacency', 'graph_connectivity',
@@ -43,7 +43,7 @@ _all_ = ['as_embedding', 'encode_labels', 'check_device', 'Neighbors', 'check_kn
 
 # %% ../../nbs/20_cells.metrics.ipynb #05a8c7ac
 class MetricType(str, Enum):
-    "Upstream (cz-benchmarks) metric names; `.value` is what results JSON carries."
+    "Upstream (cz-benchmarks) metric names; `.value` is what results JSON carries (scIB-only ones: `SCIB_METRICS`)."
     ADJUSTED_RAND_INDEX = 'adjusted_rand_index'; NORMALIZED_MUTUAL_INFO = 'normalized_mutual_info'
     SILHOUETTE_SCORE = 'silhouette_score'
     ENTROPY_PER_CELL = 'entropy_per_cell'; BATCH_SILHOUETTE = 'batch_silhouette'
@@ -53,10 +53,8 @@ class MetricType(str, Enum):
     MEAN_SQUARED_ERROR = 'mean_squared_error'; PEARSON_CORRELATION = 'PEARSON_CORRELATION'; JACCARD = 'jaccard'
     ACCURACY = 'accuracy'; F1_SCORE = 'f1'; PRECISION = 'precision'; RECALL = 'recall'; AUROC = 'auroc'
     SPEARMAN_CORRELATION_CALCULATION = 'spearman_correlation_calculation'; SEQUENTIAL_ALIGNMENT = 'sequential_alignment'
-    ILISI = 'ilisi'; CLISI = 'clisi'; KBET_GLOBAL = 'kbet_global'; KBET_PER_LABEL = 'kbet_per_label'; BRAS = 'bras'
+    ILISI = 'ilisi'; CLISI = 'clisi'; KBET_GLOBAL = 'kbet_global'
     GRAPH_CONNECTIVITY = 'graph_connectivity'; ISOLATED_LABELS = 'isolated_labels'
-    KMEANS_NMI = 'kmeans_nmi'; KMEANS_ARI = 'kmeans_ari'; PCR_COMPARISON = 'pcr_comparison'
-    SBEE = 'sbee'; MORANS_I = 'morans_i'
     def __str__(self): return self.value
 
 # %% ../../nbs/20_cells.metrics.ipynb #64ee4358
@@ -64,23 +62,22 @@ metrics = Registry('cells metric')
 
 def register_metric(metric_type: MetricType|str, func: Callable, required_args: Iterable[str]=(),
                     default_params: dict|None=None, description: str='', tags: Iterable[str]=()) -> Callable:
-    "Register `func` as `metric_type` with its required arguments, defaults and tags."
-    mt = MetricType(metric_type)
-    metrics.register(mt.value, func, tags=set(tags), replace=True, required_args=frozenset(required_args),
+    "Register `func` as `metric_type` (a `MetricType`, or any name: a `SCIB_METRICS` row's), its arguments, tags."
+    metrics.register(str(metric_type), func, tags=set(tags), replace=True, required_args=frozenset(required_args),
                      default_params=dict(default_params or {}), description=description)
     return func
 
 # %% ../../nbs/20_cells.metrics.ipynb #57e8b81f
 def compute_metric(metric_type: MetricType|str, **kwargs) -> float:
     "Compute a registered metric: check required arguments, merge defaults, call, refuse NaN/inf."
-    mt = MetricType(metric_type)
-    e = metrics.entry(mt.value)
+    name = str(metric_type)
+    e = metrics.entry(name)
     missing = e.meta['required_args'] - set(kwargs)
     if missing:
-        raise RegistryError(f"missing required argument(s) {sorted(missing)} for metric {mt.value}",
-                            field='metric', value=mt.value)
+        raise RegistryError(f"missing required argument(s) {sorted(missing)} for metric {name}",
+                            field='metric', value=name)
     v = float(e.obj(**{**e.meta['default_params'], **kwargs}))
-    if not np.isfinite(v): raise DataError(f"metric {mt.value} is not finite ({v})", field=mt.value)
+    if not np.isfinite(v): raise DataError(f"metric {name} is not finite ({v})", field=name)
     return v
 
 # %% ../../nbs/20_cells.metrics.ipynb #bf4a76dd
@@ -164,8 +161,8 @@ for _t, _col in [(_M.MEAN_FOLD_ACCURACY, 'accuracy'), (_M.MEAN_FOLD_F1_SCORE, 'f
 # %% ../../nbs/20_cells.metrics.ipynb #13a46fd1
 def metric_result(metric_type: MetricType|str, value: float, **params) -> MetricResult:
     "A core `MetricResult` with the upstream metric name; NaN/inf is a `DataError`."
-    mt = MetricType(metric_type)
+    name = str(metric_type)
     v = float(value)
     if not np.isfinite(v):
-        raise DataError(f"metric {mt.value} is not finite ({v})", field=mt.value, value=params or None)
-    return MetricResult(mt.value, v, dict(params))
+        raise DataError(f"metric {name} is not finite ({v})", field=name, value=params or None)
+    return MetricResult(name, v, dict(params))

@@ -4,19 +4,20 @@
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #418126d9
 from __future__ import annotations
-import math, warnings
+import functools, math, warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..core import DataError, device_name, get_logger
+from ..core import ConfigError, DataError, device_name, get_logger
+from ..options import parse_device
 from .inputs import as_embedding
 
 log = get_logger('cells.neighbors')
 
 # %% auto #0
-__all__ = ['log', 'check_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn']
+__all__ = ['log', 'resolve_device', 'Neighbors', 'check_knn_method', 'knn', 'approximate_knn']
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #f16eeae8
 import numba
@@ -24,59 +25,56 @@ from numba import njit, prange
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #61240b8e
-def _device(device: str) -> str:
-    "'cpu' (numba kernels), 'torch-cpu' (torch on the CPU) or a torch CUDA device; 'auto' picks CUDA if present."
-    if device == 'auto':
-        try:
-            import torch
-            return 'cuda' if torch.cuda.is_available() else 'cpu'
-        except ImportError: return 'cpu'
-    return device_name(device)
+@functools.lru_cache(maxsize=1)
+def _cuda_present() -> bool:
+    try:
+        import torch
+        return torch.cuda.is_available()
+    except ImportError: return False
 
-# %% ../../nbs/20d_cells.neighbors.ipynb #ad1c5626
-def check_device(device: str) -> str:
-    "`device` if the kernels know it ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda', 'cuda:N'), else a `DataError`."
-    ok = device in ('cpu', 'torch-cpu', 'auto', 'gpu', 'cuda') or (device.startswith('cuda:') and device[5:].isdigit())
-    if not ok:
+def resolve_device(device: str|int|None) -> str:
+    "'cpu' (numba kernels), 'torch-cpu' (torch on the CPU) or torch's CUDA name; 'auto': CUDA if present, else 'cpu'."
+    try: d = parse_device(device, also=('torch-cpu', 'auto'))
+    except ConfigError:
         raise DataError(f"unknown device {device!r} (cpu, cuda, cuda:N, torch-cpu or auto)", field='device',
-                        value=device)
-    return device
+                        value=device) from None
+    return ('cuda' if _cuda_present() else 'cpu') if d == 'auto' else d
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #9bb31a10
-def _auto_dtype(dtype, n: int):
+def auto_dtype(dtype, n: int):
     "float64 below 16384 cells (bit-exact), float32 GEMM tiles above (2× less memory traffic); sums stay fp64."
     return np.dtype(dtype) if dtype is not None else np.dtype(np.float64 if n < 16384 else np.float32)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #352ae3da
 _KNN_MARGIN = 16
 
-def _n_candidates(k: int, n: int, dtype) -> int:
+def n_candidates(k: int, n: int, dtype) -> int:
     "Candidates a `dtype` GEMM search keeps: k in float64 (exact), k + `_KNN_MARGIN` (≤ n) in lower precision."
     return k if np.dtype(dtype) == np.float64 else min(n, k + _KNN_MARGIN)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #c97f872b
-_FAST = {'reassoc', 'contract', 'nsz', 'arcp'}
+FASTMATH = {'reassoc', 'contract', 'nsz', 'arcp'}
 
-@njit(fastmath=_FAST, cache=_CACHE)
-def _row_distances(g, sq_j, xi, out):
+@njit(fastmath=FASTMATH, cache=_CACHE)
+def row_distances(g, sq_j, xi, out):
     "out[b] = ‖x_i − x_b‖ from a row of dot products (clamped at 0 before the square root)."
     for b in range(len(g)): out[b] = math.sqrt(max(xi + sq_j[b] - 2.0 * g[b], 0.0))
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #9b01bd6b
-@njit(fastmath=_FAST, cache=_CACHE)
-def _add_into(acc, d):
+@njit(fastmath=FASTMATH, cache=_CACHE)
+def add_into(acc, d):
     for b in range(len(d)): acc[b] += d[b]
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #11ea0c15
-@njit(fastmath=_FAST, cache=_CACHE)
-def _run_sum(d, lo, hi):
+@njit(fastmath=FASTMATH, cache=_CACHE)
+def run_sum(d, lo, hi):
     s = 0.0
     for b in range(lo, hi): s += d[b]
     return s
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #cd539178
 @njit(cache=_CACHE)
-def _label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def label_runs(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     "Start offsets (+ end) and labels of the runs of equal values in sorted `codes`."
     start = [0]
     for b in range(1, len(codes)):
@@ -122,7 +120,7 @@ def _keep_nearest(bd, bi, cnt, kc):
     return w
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #9cb3a0ce
-@njit(fastmath=_FAST | {'nnan', 'ninf'}, cache=_CACHE)
+@njit(fastmath=FASTMATH | {'nnan', 'ninf'}, cache=_CACHE)
 def _chunk_min(d, lo, hi):
     m = np.inf
     for b in range(lo, hi): m = min(m, d[b])
@@ -145,25 +143,25 @@ def _merge_candidates(d2, ids, bd, bi, cnt, thr, kc):
     return cnt, thr
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #37a1487e
-@njit(fastmath=_FAST, cache=_CACHE)
+@njit(fastmath=FASTMATH, cache=_CACHE)
 def _row_squared(g, sq_j, xi, out):
     "out[b] = ‖x_i − x_b‖² from a row of dot products."
     for b in range(len(g)): out[b] = xi + sq_j[b] - 2.0 * g[b]
 
-@njit(fastmath=_FAST, cache=_CACHE)
+@njit(fastmath=FASTMATH, cache=_CACHE)
 def _sqrt_clamped(d):
     for b in range(len(d)): d[b] = math.sqrt(max(d[b], 0.0))
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #71523782
-@njit(fastmath=_FAST, cache=_CACHE)
+@njit(fastmath=FASTMATH, cache=_CACHE)
 def _row_label_sums(d, self_col, runs, S_a, acc):
     """Squared distances `d` → distances; their sums per label run (runs: starts + end, labels) into `S_a`; and,
     off the diagonal block (the cell itself not among the columns), added into the column accumulator `acc`."""
     _sqrt_clamped(d)
     if 0 <= self_col < len(d): d[self_col] = 0.0
-    else: _add_into(acc, d)
+    else: add_into(acc, d)
     start, lab = runs
-    for q in range(len(lab)): S_a[lab[q]] += _run_sum(d, start[q], start[q + 1])
+    for q in range(len(lab)): S_a[lab[q]] += run_sum(d, start[q], start[q + 1])
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #fdc78f1c
 _GEMM_ROWS = 32
@@ -259,7 +257,7 @@ def check_knn_method(method: str) -> str:
     return method
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #2de18b0b
-def _check_k(k: int, n: int):
+def check_k(k: int, n: int):
     "`DataError` unless 1 ≤ `k` ≤ `n` (the number of cells)."
     if not 1 <= k <= n: raise DataError(f"k must be between 1 and the number of cells ({n})", field='k', value=k)
 
@@ -270,7 +268,7 @@ def _pair_tile(P: tuple, cand: tuple, rows: slice, cols: slice):
     sil = S.shape[1] if cols.start >= rows.start else 0
     acc = np.zeros((len(Gbuf), sil, cols.stop - cols.start))
     _pair_rows((Xc[rows], np.ascontiguousarray(Xc[cols].T), Gbuf), (sq[rows], sq[cols]),
-               (ids[cols], rows.start - cols.start, _label_runs(cs[cols])), (cs[rows], S[rows, :sil], acc), cand)
+               (ids[cols], rows.start - cols.start, label_runs(cs[cols])), (cs[rows], S[rows, :sil], acc), cand)
     if sil and rows.start != cols.start: S[cols] += acc.sum(0).T
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #a963ce45
@@ -299,7 +297,7 @@ def _sorted_by_label(X: np.ndarray, codes: np.ndarray, dtype) -> tuple:
     return order, np.ascontiguousarray(codes[order]), Xc, np.einsum('ij,ij->i', Xc, Xc, dtype=np.float64)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #be01b0a5
-@njit(fastmath=_FAST | {'nnan', 'ninf'}, cache=_CACHE)
+@njit(fastmath=FASTMATH | {'nnan', 'ninf'}, cache=_CACHE)
 def _column_min(D, out):
     "out[b] = min over the rows of D[:, b]."
     out[:] = np.inf
@@ -327,7 +325,7 @@ def _tile_pair(i0, i1, j0, j1, P, cand):
     (Xc, sq, ids, cs, S), (bd, bi, cnt, thr, kc) = P, cand
     c, diag, L = j1 - j0, i0 == j0, S.shape[1]
     G, D = np.empty((_GEMM_ROWS, c), Xc.dtype), np.empty((_GEMM_ROWS, c))
-    d, cmin, acc, runs = np.empty(c), np.empty(c), np.zeros((L, c)), _label_runs(cs[j0:j1])
+    d, cmin, acc, runs = np.empty(c), np.empty(c), np.zeros((L, c)), label_runs(cs[j0:j1])
     for s0 in range(i0, i1, _GEMM_ROWS):
         s1 = min(s0 + _GEMM_ROWS, i1)
         np.dot(Xc[s0:s1], Xc[j0:j1].T, G[:s1 - s0])
@@ -384,7 +382,7 @@ def _symmetric_pass(order, cs, Xc, sq, kc: int, L: int, block: int) -> tuple[np.
     return cand[1][:, :kc], P[4]
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #f901a67b
-def _knn_label_pass(X, kc: int, codes, L: int, dtype, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+def knn_label_pass(X, kc: int, codes, L: int, dtype, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
     "(kc kNN candidates per cell, label distance sums n × L) from one blocked pass; the sums need rows == cols."
     from threadpoolctl import threadpool_limits
     n, nt = len(X), numba.get_num_threads()
@@ -404,7 +402,7 @@ def _knn_label_pass(X, kc: int, codes, L: int, dtype, rows: int, cols: int) -> t
     return C, S_out
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #54e913ea
-def _finish_all(X: np.ndarray, C: np.ndarray, k: int, block: int=4096) -> Neighbors:
+def finish_all(X: np.ndarray, C: np.ndarray, k: int, block: int=4096) -> Neighbors:
     "`Neighbors` from the candidate lists `C` of every cell: `_finish_neighbors` by row blocks."
     I, D = np.empty((len(X), k), np.int64), np.empty((len(X), k))
     for i0 in range(0, len(X), block):
@@ -413,18 +411,18 @@ def _finish_all(X: np.ndarray, C: np.ndarray, k: int, block: int=4096) -> Neighb
     return Neighbors(I, D)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #40e200ff
-def _knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> Neighbors:
+def knn_cpu(X: np.ndarray, k: int, dtype, block_rows: int, block_cols: int) -> Neighbors:
     "Exact kNN: one pass of `dtype` GEMM tiles (block_rows × block_cols) of the centred data, exact fp64 finish."
-    C, _ = _knn_label_pass(X, _n_candidates(k, len(X), dtype), np.zeros(len(X), np.int64), 0, dtype,
+    C, _ = knn_label_pass(X, n_candidates(k, len(X), dtype), np.zeros(len(X), np.int64), 0, dtype,
                            block_rows, block_cols)
-    return _finish_all(X, C, k)
+    return finish_all(X, C, k)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #3513033c
-_NUMPY_MAX_CELLS = 4096
+NUMPY_MAX_CELLS = 4096
 
-def _small(n: int, dtype) -> bool:
-    "True where the numpy path serves (fp64, at most `_NUMPY_MAX_CELLS` cells): no numba compile for small inputs."
-    return n <= _NUMPY_MAX_CELLS and np.dtype(dtype) == np.float64
+def small_problem(n: int, dtype) -> bool:
+    "True where the numpy path serves (fp64, at most `NUMPY_MAX_CELLS` cells): no numba compile for small inputs."
+    return n <= NUMPY_MAX_CELLS and np.dtype(dtype) == np.float64
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #3896e042
 def _k_smallest(d2: np.ndarray, k: int) -> np.ndarray:
@@ -436,8 +434,8 @@ def _k_smallest(d2: np.ndarray, k: int) -> np.ndarray:
     return C
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #7f268efe
-def _knn_numpy(X: np.ndarray, k: int, block: int=512) -> Neighbors:
-    "`_knn_cpu` in numpy (fp64): GEMM distances of the centred cells by row blocks, k smallest, the exact finish."
+def knn_numpy(X: np.ndarray, k: int, block: int=512) -> Neighbors:
+    "`knn_cpu` in numpy (fp64): GEMM distances of the centred cells by row blocks, k smallest, the exact finish."
     Xc = X - X.mean(0)
     sq = np.einsum('ij,ij->i', Xc, Xc)
     I, D = np.empty((len(X), k), np.int64), np.empty((len(X), k))
@@ -452,26 +450,26 @@ def _knn_numpy(X: np.ndarray, k: int, block: int=512) -> Neighbors:
 def knn(X: Any, k: int, dtype=None, block_rows: int=1024, block_cols: int=1024, device: str='cpu',
         method: str='exact') -> Neighbors:
     ("Exact k nearest neighbours (euclidean, self included) by tiled GEMM; `device='cuda'` uses torch; "
-     "`method='ann'`: NN-descent; numpy below `_NUMPY_MAX_CELLS` cells (no compiling).")
+     "`method='ann'`: NN-descent; numpy below `NUMPY_MAX_CELLS` cells (no compiling).")
     X = as_embedding(X)
     n = len(X)
-    dtype = _auto_dtype(dtype, n)
-    _check_k(k, n)
+    dtype = auto_dtype(dtype, n)
+    check_k(k, n)
     if check_knn_method(method) == 'ann': return approximate_knn(X, k)
-    if (device := _device(device)) != 'cpu': return _knn_torch(X, k, device, dtype, block_rows)
-    return _knn_numpy(X, k) if _small(n, dtype) else _knn_cpu(X, k, dtype, block_rows, block_cols)
+    if (device := resolve_device(device)) != 'cpu': return _knn_torch(X, k, device, dtype, block_rows)
+    return knn_numpy(X, k) if small_problem(n, dtype) else knn_cpu(X, k, dtype, block_rows, block_cols)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #77c8b23c
-def _torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
+def torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
     "(torch device, the centred `X` as a tensor of `dtype` on it, its squared row norms)."
     import torch
-    dev = _torch_device(device)
+    dev = torch_device(device)
     tdt = torch.float32 if np.dtype(dtype) == np.float32 else torch.float64
     Xt = torch.as_tensor(X - X.mean(0), dtype=tdt, device=dev)
     return dev, Xt, (Xt * Xt).sum(1)
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #0b882e95
-def _torch_device(device: str):
+def torch_device(device: str):
     "The torch device of a resolved `device` ('torch-cpu' is torch's CPU, 'gpu' the current CUDA device)."
     import torch
     return torch.device('cpu' if device == 'torch-cpu' else device_name(device))
@@ -480,8 +478,8 @@ def _torch_device(device: str):
 def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Neighbors:
     "`knn` in torch: `dtype` GEMM row blocks and `topk` candidates on the device, the exact fp64 finish on the host."
     import torch
-    dev, Xt, sq = _torch_centred(X, dtype, device)
-    n, kc = len(X), _n_candidates(k, len(X), dtype)
+    dev, Xt, sq = torch_centred(X, dtype, device)
+    n, kc = len(X), n_candidates(k, len(X), dtype)
     I = np.empty((n, k), np.int64)
     D = np.empty((n, k))
     for i0 in range(0, n, block_rows):
@@ -511,7 +509,7 @@ def approximate_knn(X: Any, k: int, seed: int=42, n_jobs: int=-1) -> Neighbors:
     "Approximate k nearest neighbours (NN-descent), same contract as `knn`: self first, exact distances, sorted."
     X = as_embedding(X)
     n = len(X)
-    _check_k(k, n)
+    check_k(k, n)
     if k == n: return knn(X, k)
     idx = _nndescent_indices(X, k, seed, n_jobs)
     if (idx < 0).any():                                      # NN-descent found too few (degenerate data)

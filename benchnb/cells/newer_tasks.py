@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 
 from ..core import DataError, get_logger
 from ..results import MetricResult
@@ -17,8 +16,7 @@ from .metrics import (MetricType, as_embedding, metric_result, compute_metric, t
 from .tasks import BaseTask, CellDataset, DataType, tasks, fold_scores, run_fold_jobs
 
 # %% auto #0
-__all__ = ['log', 'AGGREGATIONS', 'SequentialOrganizationTask', 'aggregate_cells_to_samples', 'make_cross_species_classifiers',
-           'CrossSpeciesLabelPredictionTask']
+__all__ = ['log']
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #b142d9a0
 log = get_logger('cells.newer_tasks')
@@ -38,15 +36,13 @@ class SequentialOrganizationTask(BaseTask):
         self.embedding = data.get_output(model, DataType.EMBEDDING)
         self.labels = time_labels(data.get_input(DataType.METADATA)[self.label_key].to_numpy(), f"obs/{self.label_key}")
         self.nbrs = data.neighbors(model, self.k + 1) if not self.adaptive_k and data.n_obs > self.k else None
+    def _compute_metrics(self) -> list[MetricResult]:
+        sil = compute_metric(MetricType.SILHOUETTE_SCORE, X=self.embedding, labels=self.labels)
+        seq = sequential_alignment_score(self.embedding, self.labels, self.k, self.normalize, self.adaptive_k,
+                                         seed=self.random_seed, nbrs=self.nbrs)
+        return [metric_result(MetricType.SILHOUETTE_SCORE, sil), metric_result(MetricType.SEQUENTIAL_ALIGNMENT, seq)]
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #73ae7c15
-@patch
-def _compute_metrics(self: SequentialOrganizationTask) -> list[MetricResult]:
-    sil = compute_metric(MetricType.SILHOUETTE_SCORE, X=self.embedding, labels=self.labels)
-    seq = sequential_alignment_score(self.embedding, self.labels, self.k, self.normalize, self.adaptive_k,
-                                     seed=self.random_seed, nbrs=self.nbrs)
-    return [metric_result(MetricType.SILHOUETTE_SCORE, sil), metric_result(MetricType.SEQUENTIAL_ALIGNMENT, seq)]
-
 tasks.register(SequentialOrganizationTask.name, SequentialOrganizationTask, tags=['single', 'sequential'], replace=True,
                description=SequentialOrganizationTask.display_name)
 
@@ -94,98 +90,91 @@ class CrossSpeciesLabelPredictionTask(BaseTask):
         if n_folds < 2: raise DataError("n_folds must be at least 2", field='n_folds', value=n_folds)
         self.label_key, self.sample_key, self.aggregation = label_key, sample_key, aggregation
         self.n_folds, self.n_jobs = n_folds, n_jobs
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #4cf6c270
-@patch
-def set_baseline(self: CrossSpeciesLabelPredictionTask, *a, **kw):
-    raise NotImplementedError("no baseline for cross-species label prediction (as upstream)")
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #585ba672
-@patch
-def _species_data(self: CrossSpeciesLabelPredictionTask, d: CellDataset, model: str, aggregation: str) -> tuple:
-    "(embedding, labels, species, sample ids or None) of one dataset, aggregated per sample if asked."
-    X, labels = d.get_output(model, DataType.EMBEDDING), d.obs_column(self.label_key)
-    species = str(d.get_input(DataType.ORGANISM))
-    ids = None
-    if self.sample_key:
-        d.obs_column(self.sample_key)                   # existence and missing values, named errors
-        ids = d.get_input(DataType.METADATA)[self.sample_key].to_numpy()
-    if aggregation != 'none': X, labels, ids = aggregate_cells_to_samples(X, labels, ids, aggregation)
-    return X, labels, species, ids
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #76a883d9
-@patch
-def _cv_folds(self: CrossSpeciesLabelPredictionTask, X: np.ndarray, y: np.ndarray, ids, species: str) -> list:
-    "Shuffled, seeded `n_folds` splits within one species, grouped by sample ids when there are any."
-    from sklearn.model_selection import StratifiedKFold, StratifiedGroupKFold
-    kind = StratifiedKFold if ids is None else StratifiedGroupKFold
-    sel = kind(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed)
-    try: return list(sel.split(X, y, groups=ids))
-    except ValueError as e:
-        raise DataError(f"cannot make {self.n_folds} folds for species {species}: {e}",
-                        field='n_folds', value=self.n_folds) from None
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #116fc711
-@patch
-def _cross_codes(self: CrossSpeciesLabelPredictionTask, cats: pd.Categorical, lb: np.ndarray,
-                 sa: str, sb: str) -> np.ndarray:
-    "Codes of test species `sb`'s labels `lb` over the classes `cats` of training species `sa`."
-    yb = pd.Categorical(lb.astype(str), categories=cats.categories).codes
-    if (yb < 0).any():
-        unseen = sorted(map(str, set(lb[yb < 0])))
-        raise DataError(f"test species {sb} has label(s) {unseen} that training species {sa} lacks",
-                        field=f"obs/{self.label_key}")
-    return yb
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #8e56c08f
-@patch
-def _jobs(self: CrossSpeciesLabelPredictionTask, A: tuple, B: tuple) -> list[tuple]:
-    "(train, test, classifier, split, clf, X, y, train_idx, test_idx, binary) for one ordered species pair."
-    (Xa, la, sa, ia), (Xb, lb, sb, _) = A, B
-    cats = pd.Categorical(la.astype(str))
-    binary = len(cats.categories) == 2
-    if sa == sb:
-        X, y = Xa, cats.codes.astype(np.int64)
-        folds = self._cv_folds(Xa, y, ia, sa)
-    else:
-        yb = self._cross_codes(cats, lb, sa, sb)
-        X, y = np.vstack([Xa, Xb]), np.r_[cats.codes, yb].astype(np.int64)
-        folds = [(np.arange(len(Xa)), np.arange(len(Xa), len(X)))]
-    clfs = make_cross_species_classifiers(self.random_seed)
-    return [(sa, sb, n, i, clf, X, y, tr, te, binary) for n, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
+    def set_baseline(self, *a, **kw):
+        raise NotImplementedError("no baseline for cross-species label prediction (as upstream)")
+    def _species_data(self, d: CellDataset, model: str, aggregation: str) -> tuple:
+        "(embedding, labels, species, sample ids or None) of one dataset, aggregated per sample if asked."
+        X, labels = d.get_output(model, DataType.EMBEDDING), d.obs_column(self.label_key)
+        species = str(d.get_input(DataType.ORGANISM))
+        ids = None
+        if self.sample_key:
+            d.obs_column(self.sample_key)                   # existence and missing values, named errors
+            ids = d.get_input(DataType.METADATA)[self.sample_key].to_numpy()
+        if aggregation != 'none': X, labels, ids = aggregate_cells_to_samples(X, labels, ids, aggregation)
+        return X, labels, species, ids
+    def _cv_folds(self, X: np.ndarray, y: np.ndarray, ids, species: str) -> list:
+        "Shuffled, seeded `n_folds` splits within one species, grouped by sample ids when there are any."
+        from sklearn.model_selection import StratifiedKFold, StratifiedGroupKFold
+        kind = StratifiedKFold if ids is None else StratifiedGroupKFold
+        sel = kind(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed)
+        try: return list(sel.split(X, y, groups=ids))
+        except ValueError as e:
+            raise DataError(f"cannot make {self.n_folds} folds for species {species}: {e}",
+                            field='n_folds', value=self.n_folds) from None
+    def _cross_codes(self, cats: pd.Categorical, lb: np.ndarray,
+                     sa: str, sb: str) -> np.ndarray:
+        "Codes of test species `sb`'s labels `lb` over the classes `cats` of training species `sa`."
+        yb = pd.Categorical(lb.astype(str), categories=cats.categories).codes
+        if (yb < 0).any():
+            unseen = sorted(map(str, set(lb[yb < 0])))
+            raise DataError(f"test species {sb} has label(s) {unseen} that training species {sa} lacks",
+                            field=f"obs/{self.label_key}")
+        return yb
+    def _jobs(self, A: tuple, B: tuple) -> list[tuple]:
+        "(train, test, classifier, split, clf, X, y, train_idx, test_idx, binary) for one ordered species pair."
+        (Xa, la, sa, ia), (Xb, lb, sb, _) = A, B
+        cats = pd.Categorical(la.astype(str))
+        binary = len(cats.categories) == 2
+        if sa == sb:
+            X, y = Xa, cats.codes.astype(np.int64)
+            folds = self._cv_folds(Xa, y, ia, sa)
+        else:
+            yb = self._cross_codes(cats, lb, sa, sb)
+            X, y = np.vstack([Xa, Xb]), np.r_[cats.codes, yb].astype(np.int64)
+            folds = [(np.arange(len(Xa)), np.arange(len(Xa), len(X)))]
+        clfs = make_cross_species_classifiers(self.random_seed)
+        return [(sa, sb, n, i, clf, X, y, tr, te, binary)
+                for n, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
+    def _aggregation_used(self) -> str:
+        "`aggregation`, or 'none' (with a warning) when there is no sample column to aggregate over."
+        if self.aggregation != 'none' and not self.sample_key:
+            log.warning("aggregation %r needs sample ids but no sample column was given: "
+                        "not aggregating (aggregation='none')", self.aggregation)
+            return 'none'
+        return self.aggregation
+    def _run_task(self, data: list[CellDataset], model: str):
+        import itertools
+        if len(data) < 2:
+            raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets',
+                            value=len(data))
+        species = [str(d.get_input(DataType.ORGANISM)) for d in data]
+        if len(set(species)) < len(species):
+            raise DataError(f"species must differ between datasets, got {species}", field='organism')
+        agg = self._aggregation_used()
+        prep = [self._species_data(d, model, agg) for d in data]
+        jobs = [j for A, B in itertools.product(prep, prep) for j in self._jobs(A, B)]
+        # scheduled as label prediction: forests one by one on all cores, lr/knn fits in threads
+        rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(j, clf)) for j in jobs], self.n_jobs)
+        self.results = pd.DataFrame(rows)
+    def _compute_metrics(self) -> list[MetricResult]:
+        out = []
+        for (sa, sb), g in self.results.groupby(['train_species', 'test_species']):
+            types, pair = _CV_TYPES if sa == sb else _XS_TYPES, dict(train_species=sa, test_species=sb)
+            out += [metric_result(t, g[c].mean(), **pair, classifier='MEAN(lr,knn,rf)') for c, t in types.items()]
+            for clf in g['classifier'].unique():
+                gc = g[g['classifier'] == clf]
+                out += [metric_result(t, gc[c].mean() if sa == sb else gc[c].iloc[0], **pair, classifier=clf)
+                        for c, t in types.items()]
+        return out
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #e94062bf
-def _score_job(sa, sb, n, i, clf, X, y, tr, te, binary) -> dict:
+def _score_job(job: tuple, clf) -> dict:
+    "One job of `_jobs` scored with `clf` (the job's classifier, fitted here)."
+    sa, sb, n, i, _, X, y, tr, te, binary = job
     try: scores = fold_scores(clf, X, y, tr, te, binary)
     except ValueError as e:
         raise DataError(f"{n} trained on {sa}, tested on {sb} (split {i}): {e}", field='labels') from None
     return {'classifier': n, 'split': i, 'train_species': sa, 'test_species': sb, **scores}
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #74707f89
-@patch
-def _aggregation_used(self: CrossSpeciesLabelPredictionTask) -> str:
-    "`aggregation`, or 'none' (with a warning) when there is no sample column to aggregate over."
-    if self.aggregation != 'none' and not self.sample_key:
-        log.warning("aggregation %r needs sample ids but no sample column was given: "
-                    "not aggregating (aggregation='none')", self.aggregation)
-        return 'none'
-    return self.aggregation
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #c5b40b3c
-@patch
-def _run_task(self: CrossSpeciesLabelPredictionTask, data: list[CellDataset], model: str):
-    import itertools
-    if len(data) < 2:
-        raise DataError("cross-species label prediction needs at least 2 datasets", field='datasets', value=len(data))
-    species = [str(d.get_input(DataType.ORGANISM)) for d in data]
-    if len(set(species)) < len(species):
-        raise DataError(f"species must differ between datasets, got {species}", field='organism')
-    agg = self._aggregation_used()
-    prep = [self._species_data(d, model, agg) for d in data]
-    jobs = [j for A, B in itertools.product(prep, prep) for j in self._jobs(A, B)]
-    # scheduled as label prediction: forests one by one on all cores, lr/knn fits in threads
-    rows = run_fold_jobs([(j[2], j[4], lambda clf, j=j: _score_job(*j[:4], clf, *j[5:])) for j in jobs], self.n_jobs)
-    self.results = pd.DataFrame(rows)
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #e2ce6c93
 _CV_TYPES = dict(accuracy=MetricType.MEAN_FOLD_ACCURACY, f1=MetricType.MEAN_FOLD_F1_SCORE,
@@ -193,19 +182,6 @@ _CV_TYPES = dict(accuracy=MetricType.MEAN_FOLD_ACCURACY, f1=MetricType.MEAN_FOLD
                  auroc=MetricType.MEAN_FOLD_AUROC)
 _XS_TYPES = dict(accuracy=MetricType.ACCURACY, f1=MetricType.F1_SCORE, precision=MetricType.PRECISION,
                  recall=MetricType.RECALL, auroc=MetricType.AUROC)
-
-# %% ../../nbs/23_cells.newer_tasks.ipynb #477a0fbf
-@patch
-def _compute_metrics(self: CrossSpeciesLabelPredictionTask) -> list[MetricResult]:
-    out = []
-    for (sa, sb), g in self.results.groupby(['train_species', 'test_species']):
-        types, pair = _CV_TYPES if sa == sb else _XS_TYPES, dict(train_species=sa, test_species=sb)
-        out += [metric_result(t, g[c].mean(), **pair, classifier='MEAN(lr,knn,rf)') for c, t in types.items()]
-        for clf in g['classifier'].unique():
-            gc = g[g['classifier'] == clf]
-            out += [metric_result(t, gc[c].mean() if sa == sb else gc[c].iloc[0], **pair, classifier=clf)
-                    for c, t in types.items()]
-    return out
 
 # %% ../../nbs/23_cells.newer_tasks.ipynb #8cf80fb4
 tasks.register(CrossSpeciesLabelPredictionTask.name, CrossSpeciesLabelPredictionTask, tags=['multi'], replace=True,

@@ -4,12 +4,12 @@
 
 # %% ../../nbs/22_cells.perturbation.ipynb #7f5f64e6
 from __future__ import annotations
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from fastcore.basics import patch
 from scipy.stats import rankdata
 
 from ..core import DataError, get_logger
@@ -18,10 +18,7 @@ from .metrics import MetricType, metric_result, compute_metric
 from .tasks import BaseTask, CellDataset, DataType, tasks
 
 # %% auto #0
-__all__ = ['log', 'DE_KEY', 'CONTROL_MAP_KEY', 'wilcoxon_z', 'top_de_genes', 'perturbation_metrics', 'make_perturbation_data',
-           'PerturbationTask', 'filter_de_results', 'sample_de_genes', 'perturbation_inputs',
-           'make_perturbation_expression_data', 'predicted_effects', 'prediction_matrix',
-           'PerturbationExpressionPredictionTask']
+__all__ = ['log', 'wilcoxon_z', 'make_perturbation_data', 'PerturbationTask']
 
 # %% ../../nbs/22_cells.perturbation.ipynb #88533d15
 log = get_logger('cells.perturbation')
@@ -134,24 +131,18 @@ class PerturbationTask(BaseTask):
         a = data.get_input(DataType.ANNDATA)
         self.condition, self.truth = cond, truth[cond]
         self.ctrl = pd.DataFrame(_dense(a.X), columns=a.var_names, index=a.obs_names)
-
-# %% ../../nbs/22_cells.perturbation.ipynb #f2ab3d8f
-@patch
-def _compute_metrics(self: PerturbationTask) -> list[MetricResult]:
-    return perturbation_metrics(self.truth, self.pred, self.ctrl)
-
-# %% ../../nbs/22_cells.perturbation.ipynb #2f5551a1
-@patch
-def set_baseline(self: PerturbationTask, data: CellDataset, condition: str,
-                 baseline_type: str='median') -> pd.DataFrame:
-    "Control median (or mean) per gene, tiled over the control cells, stored as model `baseline_<type>`."
-    if baseline_type not in ('median', 'mean'):
-        raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
-    a = data.get_input(DataType.ANNDATA)
-    v = (np.median if baseline_type == 'median' else np.mean)(_dense(a.X), axis=0)
-    pred = pd.DataFrame(np.tile(v, (a.n_obs, 1)), columns=a.var_names, index=a.obs_names)
-    data.set_output(f"baseline_{baseline_type}", DataType.PERTURBATION_PRED, (condition, pred))
-    return pred
+    def _compute_metrics(self) -> list[MetricResult]:
+        return perturbation_metrics(self.truth, self.pred, self.ctrl)
+    def set_baseline(self, data: CellDataset, condition: str,
+                     baseline_type: str='median') -> pd.DataFrame:
+        "Control median (or mean) per gene, tiled over the control cells, stored as model `baseline_<type>`."
+        if baseline_type not in ('median', 'mean'):
+            raise DataError("baseline_type is 'median' or 'mean'", field='baseline_type', value=baseline_type)
+        a = data.get_input(DataType.ANNDATA)
+        v = (np.median if baseline_type == 'median' else np.mean)(_dense(a.X), axis=0)
+        pred = pd.DataFrame(np.tile(v, (a.n_obs, 1)), columns=a.var_names, index=a.obs_names)
+        data.set_output(f"baseline_{baseline_type}", DataType.PERTURBATION_PRED, (condition, pred))
+        return pred
 
 # %% ../../nbs/22_cells.perturbation.ipynb #bc4e7b15
 tasks.register('perturbation', PerturbationTask, tags=['perturbation'], replace=True,
@@ -233,16 +224,30 @@ def _check_de_rows(de: pd.DataFrame, condition_key: str, conds: set[str], contro
         first = tuple(de[dup].iloc[0][[condition_key, 'gene_id']])
         raise DataError(f"{int(dup.sum())} repeated (condition, gene) row(s), e.g. {first}", field=f"uns/{DE_KEY}")
 
+# %% ../../nbs/22_cells.perturbation.ipynb #91b676c9
+@dataclass(frozen=True, kw_only=True)
+class PerturbationDataOptions:
+    "How a perturbation AnnData is read: its columns, the DE filter, the masked genes (cz-benchmarks' defaults)."
+    condition_key: str = 'condition'         # obs column of each cell's condition
+    control_name: str = 'ctrl'               # the condition of the control cells
+    de_gene_col: str = 'gene_id'             # the DE table's gene column
+    de_metric_col: str = 'logfoldchange'     # the DE table's effect column
+    de_pval_col: str = 'pval_adj'            # the DE table's adjusted p-value column
+    pval_threshold: float = 1e-4             # DE rows kept below this adjusted p-value ...
+    min_logfoldchange: float = 1.0           # ... and with at least this |effect|
+    fraction: float = 0.5                    # the share of a condition's DE genes masked
+    min_genes: int = 5                       # a condition with fewer DE genes is not masked
+    target_genes: dict|None = None           # the genes to mask per condition (None: drawn, seeded)
+
 # %% ../../nbs/22_cells.perturbation.ipynb #d8d44582
-def _de_table(de: Any, condition_key: str, conds: set[str], control_name: str, gene_col: str, metric_col: str,
-              pval_col: str, pval_threshold: float, min_logfoldchange: float) -> pd.DataFrame:
+def _de_table(de: Any, conds: set[str], o: PerturbationDataOptions) -> pd.DataFrame:
     "The filtered DE rows (condition, gene_id, metric) after checking their conditions and uniqueness."
     de = pd.DataFrame(de)
-    for c in (condition_key, gene_col):
+    for c in (o.condition_key, o.de_gene_col):
         if c not in de.columns: raise DataError(f"DE results have no column {c!r}", field=f"uns/{DE_KEY}/{c}")
-    de = filter_de_results(de, pval_threshold, min_logfoldchange, pval_col, metric_col)
-    de = de.rename(columns={gene_col: 'gene_id'})[[condition_key, 'gene_id', metric_col]]
-    _check_de_rows(de, condition_key, conds, control_name)
+    de = filter_de_results(de, o.pval_threshold, o.min_logfoldchange, o.de_pval_col, o.de_metric_col)
+    de = de.rename(columns={o.de_gene_col: 'gene_id'})[[o.condition_key, 'gene_id', o.de_metric_col]]
+    _check_de_rows(de, o.condition_key, conds, o.control_name)
     return de
 
 # %% ../../nbs/22_cells.perturbation.ipynb #8bd0b609
@@ -254,22 +259,19 @@ def _check_targets(target_genes: dict, de: pd.DataFrame, condition_key: str) -> 
                             field='target_genes', value=c)
 
 # %% ../../nbs/22_cells.perturbation.ipynb #f0e62421
-def perturbation_inputs(adata, condition_key: str='condition', control_name: str='ctrl', de_gene_col: str='gene_id',
-                        de_metric_col: str='logfoldchange', de_pval_col: str='pval_adj', pval_threshold: float=1e-4,
-                        min_logfoldchange: float=1.0, fraction: float=0.5, min_genes: int=5, seed: int=42,
-                        target_genes: dict|None=None) -> dict:
-    "Filtered DE table, masked target genes per condition and the checked control map of a perturbation AnnData."
-    conds = _perturbation_conditions(adata, condition_key, control_name)
-    de = _de_table(adata.uns[DE_KEY], condition_key, conds, control_name=control_name, gene_col=de_gene_col,
-                   metric_col=de_metric_col, pval_col=de_pval_col, pval_threshold=pval_threshold,
-                   min_logfoldchange=min_logfoldchange)
-    if target_genes is None: targets = sample_de_genes(de, fraction, min_genes, condition_key, 'gene_id', seed)
-    else: targets = dict(target_genes)
-    _check_targets(target_genes or {}, de, condition_key)
-    masked = [c for c in de[condition_key].unique() if targets.get(c)]
+def perturbation_inputs(adata, opts: PerturbationDataOptions|None=None, seed: int=42, **kw) -> dict:
+    ("Filtered DE table, masked target genes per condition and the checked control map of a perturbation AnnData "
+     "(`kw`: `PerturbationDataOptions` fields).")
+    o = replace(opts or PerturbationDataOptions(), **kw)
+    conds = _perturbation_conditions(adata, o.condition_key, o.control_name)
+    de = _de_table(adata.uns[DE_KEY], conds, o)
+    if o.target_genes is None: targets = sample_de_genes(de, o.fraction, o.min_genes, o.condition_key, 'gene_id', seed)
+    else: targets = dict(o.target_genes)
+    _check_targets(o.target_genes or {}, de, o.condition_key)
+    masked = [c for c in de[o.condition_key].unique() if targets.get(c)]
     cmap = _check_control_map(adata.uns[CONTROL_MAP_KEY], adata.obs_names, masked)
-    return {'de': de, 'targets': targets, 'control_map': cmap, 'condition_key': condition_key,
-            'metric_col': de_metric_col}
+    return {'de': de, 'targets': targets, 'control_map': cmap, 'condition_key': o.condition_key,
+            'metric_col': o.de_metric_col}
 
 # %% ../../nbs/22_cells.perturbation.ipynb #ecaa275f
 def _expression_condition(rng: np.random.Generator, mu: np.ndarray, genes: list[str], c: str, nd: int, n_cells: int,
@@ -401,21 +403,17 @@ class PerturbationExpressionPredictionTask(BaseTask):
         self.pred_effect_operation, self.dataset_kw = pred_effect_operation, dataset_kw
     def set_baseline(self, *a, **kw):
         raise NotImplementedError("no baseline for perturbation expression prediction (as upstream)")
-
-# %% ../../nbs/22_cells.perturbation.ipynb #bfa9bb64
-@patch
-def _run_task(self: PerturbationExpressionPredictionTask, data: CellDataset, model: str):
-    a = data.get_input(DataType.ANNDATA)
-    self.inputs = perturbation_inputs(a, self.condition_key, self.control_name, seed=self.random_seed,
-                                      **self.dataset_kw)
-    X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
-    self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)
+    def _run_task(self, data: CellDataset, model: str):
+        a = data.get_input(DataType.ANNDATA)
+        opts = PerturbationDataOptions(condition_key=self.condition_key, control_name=self.control_name,
+                                       **self.dataset_kw)
+        self.inputs = perturbation_inputs(a, opts, seed=self.random_seed)
+        X, cells, genes = prediction_matrix(data.get_output(model, DataType.PERTURBATION_PRED), a)
+        self.effects = predicted_effects(X, cells, genes, self.inputs, self.pred_effect_operation)
+    def _compute_metrics(self) -> list[MetricResult]:
+        M = MetricType.SPEARMAN_CORRELATION_CALCULATION
+        return [metric_result(M, compute_metric(M, a=t, b=p), condition=c) for c, (t, p) in self.effects.items()]
 
 # %% ../../nbs/22_cells.perturbation.ipynb #45d407e7
-@patch
-def _compute_metrics(self: PerturbationExpressionPredictionTask) -> list[MetricResult]:
-    M = MetricType.SPEARMAN_CORRELATION_CALCULATION
-    return [metric_result(M, compute_metric(M, a=t, b=p), condition=c) for c, (t, p) in self.effects.items()]
-
 tasks.register(PerturbationExpressionPredictionTask.name, PerturbationExpressionPredictionTask, tags=['perturbation'],
                replace=True, description=PerturbationExpressionPredictionTask.display_name)

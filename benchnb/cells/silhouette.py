@@ -13,10 +13,10 @@ import pandas as pd
 
 from ..core import DataError
 from .inputs import as_embedding, encode_labels
-from .neighbors import (Neighbors, _add_into, _auto_dtype, _check_k, _device, _finish_all,
-                                     _knn_label_pass, _knn_numpy, _label_runs, _n_candidates,
-                                     _small, _row_distances, _run_sum,
-                                     _torch_centred)
+from .neighbors import (Neighbors, add_into, auto_dtype, check_k, resolve_device, finish_all,
+                                     knn_label_pass, knn_numpy, label_runs, n_candidates,
+                                     small_problem, row_distances, run_sum,
+                                     torch_centred)
 
 _CACHE = '__file__' in globals()   # numba can cache compiled kernels for the module, not inside a notebook
 
@@ -34,10 +34,10 @@ def _sil_tile(G, sq_i, sq_j, lab_i, run_start, run_lab, diag, S_i, colacc):
     for t in prange(nt):
         d = np.empty(c)
         for a in range(t * r // nt, (t + 1) * r // nt):
-            _row_distances(G[a], sq_j, sq_i[a], d)
+            row_distances(G[a], sq_j, sq_i[a], d)
             if diag: d[a] = 0.0                     # the cell itself
-            else: _add_into(colacc[t, lab_i[a]], d)
-            for q in range(nr): S_i[a, run_lab[q]] += _run_sum(d, run_start[q], run_start[q + 1])
+            else: add_into(colacc[t, lab_i[a]], d)
+            for q in range(nr): S_i[a, run_lab[q]] += run_sum(d, run_start[q], run_start[q + 1])
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #2bc7f961
 def _sil_block_pair(Xc: np.ndarray, sq: np.ndarray, cs: np.ndarray, S: np.ndarray, i0: int, j0: int, block: int):
@@ -45,11 +45,11 @@ def _sil_block_pair(Xc: np.ndarray, sq: np.ndarray, cs: np.ndarray, S: np.ndarra
     n = len(Xc)
     ri, rj = slice(i0, min(i0 + block, n)), slice(j0, min(j0 + block, n))
     acc = np.zeros((numba.get_num_threads(), S.shape[1], rj.stop - j0))
-    _sil_tile(Xc[ri] @ Xc[rj].T, sq[ri], sq[rj], cs[ri], *_label_runs(cs[rj]), i0 == j0, S[ri], acc)
+    _sil_tile(Xc[ri] @ Xc[rj].T, sq[ri], sq[rj], cs[ri], *label_runs(cs[rj]), i0 == j0, S[ri], acc)
     if i0 != j0: S[rj] += acc.sum(0).T
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #cd85ed4b
-def _label_distance_sums_cpu(X: np.ndarray, codes: np.ndarray, L: int, dtype, block: int) -> np.ndarray:
+def label_distance_sums_cpu(X: np.ndarray, codes: np.ndarray, L: int, dtype, block: int) -> np.ndarray:
     "`label_distance_sums` with the numba tile kernel."
     n = len(X)
     order = np.argsort(codes, kind='stable')
@@ -82,15 +82,15 @@ def label_distance_sums(X: np.ndarray, codes: np.ndarray, n_labels: int|None=Non
     "`S[i, l]` = sum of euclidean distances from cell i to the cells of label l (exact, tiled, fp64 sums)."
     n = len(X)
     L = int(n_labels or codes.max() + 1)
-    dtype = _auto_dtype(dtype, n)
-    if (device := _device(device)) != 'cpu': return _label_distance_sums_torch(X, codes, L, dtype, block, device)
-    if _small(n, dtype): return _label_distance_sums_numpy(X, codes, L)
-    return _label_distance_sums_cpu(X, codes, L, dtype, block)
+    dtype = auto_dtype(dtype, n)
+    if (device := resolve_device(device)) != 'cpu': return _label_distance_sums_torch(X, codes, L, dtype, block, device)
+    if small_problem(n, dtype): return _label_distance_sums_numpy(X, codes, L)
+    return label_distance_sums_cpu(X, codes, L, dtype, block)
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #f6f940d3
 def _label_distance_sums_torch(X, codes, L, dtype, block, device):
     import torch
-    dev, Xt, sq = _torch_centred(X, dtype, device)
+    dev, Xt, sq = torch_centred(X, dtype, device)
     oh = torch.nn.functional.one_hot(torch.as_tensor(codes, device=dev), L).to(torch.float64)
     S = torch.zeros((len(X), L), dtype=torch.float64, device=dev)
     for i0 in range(0, len(X), block):
@@ -127,13 +127,13 @@ def knn_and_silhouette(X: Any, k: int, labels: Any, dtype=None, block: int=1024)
     "`knn(X, k)` and `silhouette_samples(X, labels)` from ONE blocked pass over the cell pairs (numpy when small)."
     X = as_embedding(X)
     n = len(X)
-    _check_k(k, n)
+    check_k(k, n)
     codes, cats = encode_labels(labels, n)
-    dtype = _auto_dtype(dtype, n)
-    if _small(n, dtype):
-        return _knn_numpy(X, k), silhouette_from_sums(_label_distance_sums_numpy(X, codes, len(cats)), codes)
-    C, S = _knn_label_pass(X, _n_candidates(k, n, dtype), codes, len(cats), dtype, block, block)
-    return _finish_all(X, C, k), silhouette_from_sums(S, codes)
+    dtype = auto_dtype(dtype, n)
+    if small_problem(n, dtype):
+        return knn_numpy(X, k), silhouette_from_sums(_label_distance_sums_numpy(X, codes, len(cats)), codes)
+    C, S = knn_label_pass(X, n_candidates(k, n, dtype), codes, len(cats), dtype, block, block)
+    return finish_all(X, C, k), silhouette_from_sums(S, codes)
 
 # %% ../../nbs/20e_cells.silhouette.ipynb #d2bb4de9
 def silhouette_label(X: Any, labels: Any, rescale: bool=True, **kw) -> float:

@@ -11,27 +11,33 @@ import numpy as np
 
 from ..core import DataError
 from ..family import family_named
+from ..options import from_mapping, sweep_schema
+from .inputs import read_h5ad
+from .neighbors import resolve_device
+from .options import EvalOptions
 
 # %% auto #0
-__all__ = ['CELLS_DEMO', 'cells_embedding', 'run_cells_unit', 'obs_columns', 'obsm_keys']
+__all__ = ['CELLS_DEMO', 'load_dataset', 'run_cells_unit', 'obsm_keys']
 
 # %% ../../nbs/27_cells.sweep.ipynb #bd8b1674
 CELLS_DEMO = 'pbmc68k_reduced'
 
 @functools.lru_cache(maxsize=2)
-def _read_cells(dataset: str):
+def load_dataset(dataset: str):
     if dataset == CELLS_DEMO:
         import scanpy as sc
         return sc.datasets.pbmc68k_reduced()
-    from benchnb.cells.cli import read_h5ad
     return read_h5ad(dataset)
 
 # %% ../../nbs/27_cells.sweep.ipynb #88d942a2
 def _cells_tasks() -> list[str]:
-    "The single-dataset task names, once every cells task module has registered its tasks."
-    from benchnb.cells.tasks import tasks
-    importlib.import_module('benchnb.cells.newer_tasks')   # registers sequential, cross-species, ...
-    return tasks.names('single')
+    "The single-dataset task names, every cells task module loaded (`cells.tasks.all_tasks`)."
+    from benchnb.cells.tasks import all_tasks
+    return all_tasks('single')
+
+def _unit_options() -> dict:
+    "`EvalOptions`' sweep fields; `labels`, which the command line requires, is None until a plan gives it (checked)."
+    return {k: (t, None if d is ... else d) for k, (t, d) in sweep_schema(EvalOptions).items()}
 
 # %% ../../nbs/27_cells.sweep.ipynb #264c0ef2
 def cells_embedding(adata, model: str) -> str:
@@ -51,15 +57,14 @@ def cells_embedding(adata, model: str) -> str:
 def run_cells_unit(unit: dict, work_dir: str) -> list[dict]:
     "One cells task on one embedding with one seed."
     from benchnb.cells.leaderboard import cells_observations
-    from benchnb.cells.tasks import CellDataset, evaluate
+    from benchnb.cells.tasks import CellDataset, EvalOptions, evaluate
     _cells_tasks()                                  # every task registered, also on a fresh worker
-    o = unit['options']
-    adata = _read_cells(str(unit['dataset'])).copy()
-    key = cells_embedding(adata, unit['model'])
-    data = CellDataset(adata, str(unit['dataset']), knn_method=o['knn'])
     seed = 42 if unit['seed'] is None else unit['seed']
-    rows = evaluate(data, [key], o['labels'], batch_key=o['batch'], task_names=[unit['task']], baseline=(),
-                    seed=seed, extras=o['extras'])
+    o = from_mapping(EvalOptions, unit['options'], tasks=[unit['task']], seed=seed)
+    adata = load_dataset(str(unit['dataset'])).copy()
+    key = cells_embedding(adata, unit['model'])
+    data = CellDataset(adata, str(unit['dataset']), knn_method=o.knn, device=resolve_device(o.device))
+    rows = evaluate(data, [key], o)
     rows = [{'metric': r['metric'], 'value': r['value'], 'params': r.get('params') or {}, 'seed': seed} for r in rows]
     return rows + cells_observations(None, rows)      # this seed's values: an observation for `results compare`
 
@@ -89,7 +94,7 @@ def _h5ad_path(dataset: str) -> Path|None:
 def obs_columns(dataset: str) -> tuple[str, ...]:
     "The obs column names of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
     p = _h5ad_path(dataset)
-    if p is None: return tuple(_read_cells(CELLS_DEMO).obs.columns)
+    if p is None: return tuple(load_dataset(CELLS_DEMO).obs.columns)
     try: return _obs_columns_at(str(p), p.stat().st_mtime_ns)
     except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
 
@@ -105,7 +110,7 @@ def _obsm_keys_at(path: str, mtime_ns: int) -> tuple[str, ...]:
 def obsm_keys(dataset: str) -> tuple[str, ...]:
     "The obsm keys of an `.h5ad` file (or the demo), read without loading X; `DataError` if unreadable."
     p = _h5ad_path(dataset)
-    if p is None: return tuple(_read_cells(CELLS_DEMO).obsm)
+    if p is None: return tuple(load_dataset(CELLS_DEMO).obsm)
     try: return _obsm_keys_at(str(p), p.stat().st_mtime_ns)
     except Exception as e: raise DataError(f"not a readable .h5ad file ({type(e).__name__}: {e})", file=p) from None
 
@@ -131,6 +136,5 @@ family_named('cells').unit_kind(
     example={'dataset': CELLS_DEMO, 'model': 'X_pca', 'task': ['clustering', 'sequential'], 'seeds': [0],
              'options': {'labels': 'louvain'}},
     tasks=_cells_tasks, path_fields=_cells_paths, check=_cells_check,
-    options={'labels': (str, None), 'batch': (str, None), 'extras': (bool, False),
-             'knn': (str, 'exact')},
+    options=_unit_options(),
     description="single-cell tasks: dataset = .h5ad (or pbmc68k_reduced), model = obsm key or .npy file")

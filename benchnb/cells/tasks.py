@@ -4,7 +4,8 @@
 
 # %% ../../nbs/21_cells.tasks.ipynb #4b0eefa5
 from __future__ import annotations
-import time, warnings
+import importlib, time, warnings
+from dataclasses import replace
 from functools import partial
 from enum import Enum
 from typing import Sequence
@@ -12,20 +13,19 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
-from fastcore.basics import patch
 
 from ..core import DataError, Registry, get_logger, progress, seed_everything
 from ..results import MetricResult, aggregate_results
+from .options import EvalOptions
 from .metrics import (MetricType, Neighbors, as_embedding, encode_labels, knn, check_knn_method,
     metric_result, compute_metric, silhouette_batch, entropy_per_cell, umap_connectivities, leiden, silhouette_samples)
 from .scib import SCIB_METRICS, ScibContext, ScibMetric
 
 # %% auto #0
-__all__ = ['log', 'OUTPUT_TYPES', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'DEFAULT_TASKS', 'DataType', 'CellDataset',
-           'check_not_constant', 'check_not_continuous', 'BaseTask', 'pca_baseline', 'ClusteringTask', 'EmbeddingTask',
-           'make_classifiers', 'fold_scores', 'run_fold_jobs', 'filter_minimum_class', 'MetadataLabelPredictionTask',
-           'BatchIntegrationTask', 'scib_extra_metrics', 'extras_help', 'scib_extras', 'CrossSpeciesIntegrationTask',
-           'make_task', 'check_inputs', 'evaluate', 'evaluate_seeds']
+__all__ = ['log', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'TASK_MODULES', 'DataType', 'CellDataset', 'BaseTask',
+           'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores', 'run_fold_jobs',
+           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'all_tasks', 'make_task', 'check_inputs', 'evaluate',
+           'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -43,7 +43,6 @@ class DataType(str, Enum):
     def __str__(self): return self.value
 
 # %% ../../nbs/21_cells.tasks.ipynb #f7ea181d
-OUTPUT_TYPES = frozenset({DataType.EMBEDDING, DataType.PERTURBATION_PRED})
 BASELINE = 'baseline_pca'            # model name of the PCA baseline in results
 EXPRESSION_BASELINE = 'baseline_expression'
 
@@ -64,34 +63,68 @@ class CellDataset:
     def __repr__(self): return f"CellDataset({self.name!r}, {self.n_obs} cells, models={self.models})"
     @property
     def models(self) -> list[str]: return list(dict.fromkeys(m for m, dt in self.outputs if isinstance(dt, DataType)))
-
-# %% ../../nbs/21_cells.tasks.ipynb #9d7f16f3
-@patch
-def get_input(self: CellDataset, dt: DataType):
-    "The input of type `dt`, or a `DataError` naming it."
-    if DataType(dt) not in self.inputs:
-        raise DataError(f"dataset has no {DataType(dt).value} input", field=DataType(dt).value)
-    return self.inputs[DataType(dt)]
-
-# %% ../../nbs/21_cells.tasks.ipynb #18d3b181
-@patch
-def set_output(self: CellDataset, model: str, dt: DataType, value):
-    "Store a model output; embeddings are validated and converted to float64."
-    dt = DataType(dt)
-    if dt == DataType.EMBEDDING: value = as_embedding(value, self.n_obs, field=f"{model} embedding")
-    self.outputs[(model, dt)] = value
-    self._nbrs.pop(model, None)
-    return value
-
-# %% ../../nbs/21_cells.tasks.ipynb #7ff33dc9
-@patch
-def get_output(self: CellDataset, model: str, dt: DataType):
-    "A stored model output, or a `DataError` listing what is there."
-    key = (model, DataType(dt))
-    if key not in self.outputs:
-        have = ', '.join(self.models) or 'none'
-        raise DataError(f"no {DataType(dt).value} output for model {model!r} (models: {have})", field=model)
-    return self.outputs[key]
+    def get_input(self, dt: DataType):
+        "The input of type `dt`, or a `DataError` naming it."
+        if DataType(dt) not in self.inputs:
+            raise DataError(f"dataset has no {DataType(dt).value} input", field=DataType(dt).value)
+        return self.inputs[DataType(dt)]
+    def set_output(self, model: str, dt: DataType, value):
+        "Store a model output; embeddings are validated and converted to float64."
+        dt = DataType(dt)
+        if dt == DataType.EMBEDDING: value = as_embedding(value, self.n_obs, field=f"{model} embedding")
+        self.outputs[(model, dt)] = value
+        self._nbrs.pop(model, None)
+        return value
+    def get_output(self, model: str, dt: DataType):
+        "A stored model output, or a `DataError` listing what is there."
+        key = (model, DataType(dt))
+        if key not in self.outputs:
+            have = ', '.join(self.models) or 'none'
+            raise DataError(f"no {DataType(dt).value} output for model {model!r} (models: {have})", field=model)
+        return self.outputs[key]
+    def add_embedding(self, key: str, model: str|None=None) -> np.ndarray:
+        "Use `adata.obsm[key]` as the EMBEDDING output of `model` (default: the key)."
+        if key not in self.adata.obsm:
+            raise DataError(f"no obsm key {key!r} (obsm keys: {', '.join(self.adata.obsm) or 'none'})",
+                            field=f"obsm/{key}")
+        model = model or key
+        if self.outputs.get((model, 'obsm')) is self.adata.obsm[key]:
+            return self.outputs[(model, DataType.EMBEDDING)]   # unchanged: keep its kNN
+        X = as_embedding(self.adata.obsm[key], self.n_obs, field=f"obsm/{key}")
+        check_not_constant(X, f"obsm/{key}")
+        X = self.set_output(model, DataType.EMBEDDING, X)
+        self.outputs[(model, 'obsm')] = self.adata.obsm[key]
+        return X
+    def obs_column(self, key: str, labels: bool=True) -> np.ndarray:
+        "Values of `obs[key]` as strings (observed categories only); `DataError` naming the column otherwise."
+        obs = self.get_input(DataType.METADATA)
+        if key not in obs.columns:
+            raise DataError(f"obs has no column {key!r} (columns: {', '.join(map(str, obs.columns))})",
+                            field=f"obs/{key}")
+        if labels: check_not_continuous(obs[key], f"obs/{key}")
+        codes, cats = encode_labels(obs[key], self.n_obs, field=f"obs/{key}")
+        return cats[codes]
+    def neighbors(self, model: str, k: int) -> Neighbors:
+        ("kNN of `model`'s embedding (self included; exact unless `knn_method='ann'`), shared by all tasks; "
+         "`k` capped at the number of cells.")
+        k = min(k, self.n_obs)
+        nb = self._nbrs.get(model)
+        if nb is None or nb.k < k:
+            t = time.perf_counter()
+            nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method,
+                                           device=self.device)
+            log.info("%s kNN k=%d for %s: %.1f s", self.knn_method, k, model, time.perf_counter() - t)
+        return nb.head(k)
+    def label_silhouettes(self, model: str, key: str) -> np.ndarray:
+        "Per-cell silhouettes of `obs[key]` on `model`'s embedding, computed once and shared by the tasks."
+        X = self.get_output(model, DataType.EMBEDDING)
+        cache = self.__dict__.setdefault('_sil', {})
+        hit = cache.get((model, key))
+        if hit is None or hit[0] is not X:
+            t = time.perf_counter()
+            hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key), device=self.device))
+            log.info("label silhouettes of %s for %s: %.1f s", key, model, time.perf_counter() - t)
+        return hit[1]
 
 # %% ../../nbs/21_cells.tasks.ipynb #a2aa31f3
 def check_not_constant(X: np.ndarray, field: str) -> None:
@@ -99,21 +132,6 @@ def check_not_constant(X: np.ndarray, field: str) -> None:
     if len(X) > 1 and (X == X[:1]).all():
         what = 'all zero' if not X.any() else 'identical rows'
         raise DataError(f"every cell has the same embedding ({what}): its metrics would be meaningless", field=field)
-
-# %% ../../nbs/21_cells.tasks.ipynb #3f3c7821
-@patch
-def add_embedding(self: CellDataset, key: str, model: str|None=None) -> np.ndarray:
-    "Use `adata.obsm[key]` as the EMBEDDING output of `model` (default: the key)."
-    if key not in self.adata.obsm:
-        raise DataError(f"no obsm key {key!r} (obsm keys: {', '.join(self.adata.obsm) or 'none'})", field=f"obsm/{key}")
-    model = model or key
-    if self.outputs.get((model, 'obsm')) is self.adata.obsm[key]:
-        return self.outputs[(model, DataType.EMBEDDING)]   # unchanged: keep its kNN
-    X = as_embedding(self.adata.obsm[key], self.n_obs, field=f"obsm/{key}")
-    check_not_constant(X, f"obsm/{key}")
-    X = self.set_output(model, DataType.EMBEDDING, X)
-    self.outputs[(model, 'obsm')] = self.adata.obsm[key]
-    return X
 
 # %% ../../nbs/21_cells.tasks.ipynb #bd859755
 def check_not_continuous(values: pd.Series, field: str, max_levels: int=50) -> None:
@@ -124,43 +142,6 @@ def check_not_continuous(values: pd.Series, field: str, max_levels: int=50) -> N
     if n > max_levels and not np.array_equal(v, np.round(v)):
         raise DataError(f"{n} distinct float values in {len(values)} cells: a continuous column, not labels "
                         "(bin it or store it as a category)", field=field)
-
-@patch
-def obs_column(self: CellDataset, key: str, labels: bool=True) -> np.ndarray:
-    "Values of `obs[key]` as strings (observed categories only); `DataError` naming the column otherwise."
-    obs = self.get_input(DataType.METADATA)
-    if key not in obs.columns:
-        raise DataError(f"obs has no column {key!r} (columns: {', '.join(map(str, obs.columns))})", field=f"obs/{key}")
-    if labels: check_not_continuous(obs[key], f"obs/{key}")
-    codes, cats = encode_labels(obs[key], self.n_obs, field=f"obs/{key}")
-    return cats[codes]
-
-# %% ../../nbs/21_cells.tasks.ipynb #df63d85b
-@patch
-def neighbors(self: CellDataset, model: str, k: int) -> Neighbors:
-    ("kNN of `model`'s embedding (self included; exact unless `knn_method='ann'`), shared by all tasks; "
-     "`k` capped at the number of cells.")
-    k = min(k, self.n_obs)
-    nb = self._nbrs.get(model)
-    if nb is None or nb.k < k:
-        t = time.perf_counter()
-        nb = self._nbrs[model] = knn(self.get_output(model, DataType.EMBEDDING), k, method=self.knn_method,
-                                       device=self.device)
-        log.info("%s kNN k=%d for %s: %.1f s", self.knn_method, k, model, time.perf_counter() - t)
-    return nb.head(k)
-
-# %% ../../nbs/21_cells.tasks.ipynb #bf3ac7d3
-@patch
-def label_silhouettes(self: CellDataset, model: str, key: str) -> np.ndarray:
-    "Per-cell silhouettes of `obs[key]` on `model`'s embedding, computed once and shared by the tasks."
-    X = self.get_output(model, DataType.EMBEDDING)
-    cache = self.__dict__.setdefault('_sil', {})
-    hit = cache.get((model, key))
-    if hit is None or hit[0] is not X:
-        t = time.perf_counter()
-        hit = cache[(model, key)] = (X, silhouette_samples(X, self.obs_column(key), device=self.device))
-        log.info("label silhouettes of %s for %s: %.1f s", key, model, time.perf_counter() - t)
-    return hit[1]
 
 # %% ../../nbs/21_cells.tasks.ipynb #44b378ae
 class BaseTask:
@@ -176,45 +157,41 @@ class BaseTask:
     def __repr__(self):
         args = ', '.join(f'{k}={v!r}' for k, v in vars(self).items() if not k.startswith('_') and np.isscalar(v))
         return f"{type(self).__name__}({args})"
-
-# %% ../../nbs/21_cells.tasks.ipynb #3277616b
-@patch
-def validate(self: BaseTask, data: CellDataset, model: str):
-    "Raise `DataError` if `data` lacks a required input or `model` a required output."
-    for dt in self.required_inputs:
-        if dt not in data.inputs:
-            raise DataError(f"task {self.name} needs input {dt.value}", file=data.name, field=dt.value)
-    for dt in self.required_outputs:
-        if (model, dt) not in data.outputs:
-            raise DataError(f"task {self.name} needs output {dt.value} of model {model!r}", file=data.name, field=model)
-
-# %% ../../nbs/21_cells.tasks.ipynb #53b7f01a
-@patch
-def _models(self: BaseTask, data: CellDataset, model_types) -> list[str]:
-    needs = self.required_outputs
-    has_all = lambda m: all((m, dt) in data.outputs for dt in needs)
-    models = list(model_types) if model_types else [m for m in data.models if has_all(m)]
-    if not models:
-        raise DataError(f"no model has the outputs task {self.name} needs ({', '.join(d.value for d in needs)})",
-                        file=data.name)
-    return models
-
-# %% ../../nbs/21_cells.tasks.ipynb #dd7c29c2
-@patch
-def run(self: BaseTask, data: CellDataset|list[CellDataset], model_types: Sequence[str]|None=None):
-    ("Validate, then `_run_task` + `_compute_metrics` per model → {model: [MetricResult]} "
-     "(a list of those for several datasets).")
-    many = isinstance(data, (list, tuple))
-    if many and not self.requires_multiple_datasets: return [self.run(d, model_types) for d in data]
-    if self.requires_multiple_datasets and not many: raise DataError(f"task {self.name} needs a list of datasets")
-    out = {}
-    for m in self._models(data[0] if many else data, model_types):
-        for d in (data if many else [data]): self.validate(d, m)
-        t = time.perf_counter()
-        self._run_task(data, m)
-        out[m] = self._compute_metrics()
-        log.info("%s on %s: %.2f s", self.name, m, time.perf_counter() - t)
-    return out
+    def validate(self, data: CellDataset, model: str):
+        "Raise `DataError` if `data` lacks a required input or `model` a required output."
+        for dt in self.required_inputs:
+            if dt not in data.inputs:
+                raise DataError(f"task {self.name} needs input {dt.value}", file=data.name, field=dt.value)
+        for dt in self.required_outputs:
+            if (model, dt) not in data.outputs:
+                raise DataError(f"task {self.name} needs output {dt.value} of model {model!r}", file=data.name,
+                                field=model)
+    def _models(self, data: CellDataset, model_types) -> list[str]:
+        needs = self.required_outputs
+        has_all = lambda m: all((m, dt) in data.outputs for dt in needs)
+        models = list(model_types) if model_types else [m for m in data.models if has_all(m)]
+        if not models:
+            raise DataError(f"no model has the outputs task {self.name} needs ({', '.join(d.value for d in needs)})",
+                            file=data.name)
+        return models
+    def run(self, data: CellDataset|list[CellDataset], model_types: Sequence[str]|None=None):
+        ("Validate, then `_run_task` + `_compute_metrics` per model → {model: [MetricResult]} "
+         "(a list of those for several datasets).")
+        many = isinstance(data, (list, tuple))
+        if many and not self.requires_multiple_datasets: return [self.run(d, model_types) for d in data]
+        if self.requires_multiple_datasets and not many: raise DataError(f"task {self.name} needs a list of datasets")
+        out = {}
+        for m in self._models(data[0] if many else data, model_types):
+            for d in (data if many else [data]): self.validate(d, m)
+            t = time.perf_counter()
+            self._run_task(data, m)
+            out[m] = self._compute_metrics()
+            log.info("%s on %s: %.2f s", self.name, m, time.perf_counter() - t)
+        return out
+    def set_baseline(self, data: CellDataset, **kwargs) -> np.ndarray:
+        "Compute the PCA baseline from the expression matrix and store it as model `baseline_pca`."
+        X = pca_baseline(data.get_input(DataType.ANNDATA), random_state=self.random_seed, **kwargs)
+        return data.set_output(BASELINE, DataType.EMBEDDING, X)
 
 # %% ../../nbs/21_cells.tasks.ipynb #3546ddac
 def _baseline_counts(adata, layer: str|None=None, use_raw: bool=False):
@@ -249,13 +226,6 @@ def pca_baseline(adata, n_top_genes: int=3000, n_pcs: int=50, random_state: int=
     sc.pp.pca(a, n_comps=min(n_pcs, a.n_vars - 1, a.n_obs - 1), random_state=random_state)
     return np.asarray(a.obsm['X_pca'], dtype=np.float64)
 
-# %% ../../nbs/21_cells.tasks.ipynb #d3fec118
-@patch
-def set_baseline(self: BaseTask, data: CellDataset, **kwargs) -> np.ndarray:
-    "Compute the PCA baseline from the expression matrix and store it as model `baseline_pca`."
-    X = pca_baseline(data.get_input(DataType.ANNDATA), random_state=self.random_seed, **kwargs)
-    return data.set_output(BASELINE, DataType.EMBEDDING, X)
-
 # %% ../../nbs/21_cells.tasks.ipynb #f7387a12
 class ClusteringTask(BaseTask):
     "Leiden clusters of the embedding vs labels: ARI and NMI."
@@ -270,12 +240,9 @@ class ClusteringTask(BaseTask):
         self.input_labels = data.obs_column(self.label_key)
         conn = umap_connectivities(data.neighbors(model, self.n_neighbors))
         self.predicted_labels = leiden(conn, self.resolution, self.n_iterations, self.random_seed)
-
-# %% ../../nbs/21_cells.tasks.ipynb #fe1b0ebf
-@patch
-def _compute_metrics(self: ClusteringTask) -> list[MetricResult]:
-    return [metric_result(t, compute_metric(t, labels_true=self.input_labels, labels_pred=self.predicted_labels))
-            for t in (MetricType.ADJUSTED_RAND_INDEX, MetricType.NORMALIZED_MUTUAL_INFO)]
+    def _compute_metrics(self) -> list[MetricResult]:
+        return [metric_result(t, compute_metric(t, labels_true=self.input_labels, labels_pred=self.predicted_labels))
+                for t in (MetricType.ADJUSTED_RAND_INDEX, MetricType.NORMALIZED_MUTUAL_INFO)]
 
 # %% ../../nbs/21_cells.tasks.ipynb #d34a057c
 class EmbeddingTask(BaseTask):
@@ -353,41 +320,33 @@ class MetadataLabelPredictionTask(BaseTask):
                  random_seed: int=42):
         super().__init__(random_seed=random_seed)
         self.label_key, self.n_folds, self.min_class_size, self.n_jobs = label_key, n_folds, min_class_size, n_jobs
-
-# %% ../../nbs/21_cells.tasks.ipynb #7cb7e66f
-@patch
-def _run_task(self: MetadataLabelPredictionTask, data: CellDataset, model: str):
-    from sklearn.model_selection import StratifiedKFold
-    X, labels = filter_minimum_class(data.get_output(model, DataType.EMBEDDING), data.obs_column(self.label_key),
-                                     self.min_class_size, f"obs/{self.label_key}")
-    y = pd.Categorical(labels.astype(str)).codes
-    binary = len(np.unique(y)) == 2
-    folds = list(StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed).split(X, y))
-    clfs = make_classifiers(self.random_seed)
-    jobs = [(name, i, clf, tr, te) for name, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
-    score = lambda tr, te: partial(fold_scores, X=X, y=y, train=tr, test=te, binary=binary)
-    scores = run_fold_jobs([(n, clf, score(tr, te)) for n, i, clf, tr, te in jobs], self.n_jobs)
-    self.results = pd.DataFrame([{'classifier': n, 'split': i, **s} for (n, i, *_), s in zip(jobs, scores)])
-
-# %% ../../nbs/21_cells.tasks.ipynb #78a9e767
-@patch
-def _compute_metrics(self: MetadataLabelPredictionTask) -> list[MetricResult]:
-    types = [MetricType.MEAN_FOLD_ACCURACY, MetricType.MEAN_FOLD_F1_SCORE, MetricType.MEAN_FOLD_PRECISION,
-             MetricType.MEAN_FOLD_RECALL, MetricType.MEAN_FOLD_AUROC]
-    res = self.results
-    mean_name = f"MEAN({','.join(sorted(res.classifier.unique()))})"
-    out = [metric_result(t, compute_metric(t, results_df=res), classifier=mean_name) for t in types]
-    for clf in res.classifier.unique():
-        out += [metric_result(t, compute_metric(t, results_df=res, classifier=clf), classifier=clf) for t in types]
-    return out
-
-# %% ../../nbs/21_cells.tasks.ipynb #85e5e1a5
-@patch
-def set_baseline(self: MetadataLabelPredictionTask, data: CellDataset, layer: str|None=None, **kwargs) -> np.ndarray:
-    "Raw expression (densified) as the baseline features, stored as model `baseline_expression`."
-    a = data.get_input(DataType.ANNDATA)
-    X = a.layers[layer] if layer else a.X
-    return data.set_output(EXPRESSION_BASELINE, DataType.EMBEDDING, X.toarray() if sp.issparse(X) else np.asarray(X))
+    def _run_task(self, data: CellDataset, model: str):
+        from sklearn.model_selection import StratifiedKFold
+        X, labels = filter_minimum_class(data.get_output(model, DataType.EMBEDDING), data.obs_column(self.label_key),
+                                         self.min_class_size, f"obs/{self.label_key}")
+        y = pd.Categorical(labels.astype(str)).codes
+        binary = len(np.unique(y)) == 2
+        folds = list(StratifiedKFold(n_splits=self.n_folds, shuffle=True, random_state=self.random_seed).split(X, y))
+        clfs = make_classifiers(self.random_seed)
+        jobs = [(name, i, clf, tr, te) for name, clf in clfs.items() for i, (tr, te) in enumerate(folds)]
+        score = lambda tr, te: partial(fold_scores, X=X, y=y, train=tr, test=te, binary=binary)
+        scores = run_fold_jobs([(n, clf, score(tr, te)) for n, i, clf, tr, te in jobs], self.n_jobs)
+        self.results = pd.DataFrame([{'classifier': n, 'split': i, **s} for (n, i, *_), s in zip(jobs, scores)])
+    def _compute_metrics(self) -> list[MetricResult]:
+        types = [MetricType.MEAN_FOLD_ACCURACY, MetricType.MEAN_FOLD_F1_SCORE, MetricType.MEAN_FOLD_PRECISION,
+                 MetricType.MEAN_FOLD_RECALL, MetricType.MEAN_FOLD_AUROC]
+        res = self.results
+        mean_name = f"MEAN({','.join(sorted(res.classifier.unique()))})"
+        out = [metric_result(t, compute_metric(t, results_df=res), classifier=mean_name) for t in types]
+        for clf in res.classifier.unique():
+            out += [metric_result(t, compute_metric(t, results_df=res, classifier=clf), classifier=clf) for t in types]
+        return out
+    def set_baseline(self, data: CellDataset, layer: str|None=None, **kwargs) -> np.ndarray:
+        "Raw expression (densified) as the baseline features, stored as model `baseline_expression`."
+        a = data.get_input(DataType.ANNDATA)
+        X = a.layers[layer] if layer else a.X
+        return data.set_output(EXPRESSION_BASELINE, DataType.EMBEDDING,
+                               X.toarray() if sp.issparse(X) else np.asarray(X))
 
 # %% ../../nbs/21_cells.tasks.ipynb #6ff574f8
 def _check_batches(batch: np.ndarray, key: str):
@@ -411,24 +370,17 @@ class BatchIntegrationTask(BaseTask):
         self.nbrs = data.neighbors(model, 200)
         self.sil = data.label_silhouettes(model, self.label_key) if self.extras else None
         self.device = data.device
-
-# %% ../../nbs/21_cells.tasks.ipynb #a83ef699
-@patch
-def _compute_metrics(self: BatchIntegrationTask) -> list[MetricResult]:
-    X, nb = self.embedding, self.nbrs
-    out = [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(X, self.batch, nbrs=nb)),
-           metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch, device=self.device))]
-    return out + (scib_extras(X, self.labels, self.batch, nb, self.sil, self.device) if self.extras else [])
+    def _compute_metrics(self) -> list[MetricResult]:
+        X, nb = self.embedding, self.nbrs
+        out = [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(X, self.batch, nbrs=nb)),
+               metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(X, self.labels, self.batch,
+                                                                           device=self.device))]
+        return out + (scib_extras(X, self.labels, self.batch, nb, self.sil, self.device) if self.extras else [])
 
 # %% ../../nbs/21_cells.tasks.ipynb #714e4976
 def scib_extra_metrics(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> list[ScibMetric]:
     "The rows of the scIB table that `--extras` reports, in their order there."
-    return sorted((m for m in metrics if m.extras_at is not None), key=lambda m: m.extras_at)
-
-def extras_help(metrics: Sequence[ScibMetric]=SCIB_METRICS) -> str:
-    "The `--extras` help text: the names of the extras, from the table."
-    names = ', '.join(str(m.metric_type) for m in scib_extra_metrics(metrics))
-    return f"Add the scIB metrics to batch_integration (scib-metrics definitions): {names}."
+    return [m for m in metrics if m.extras]
 
 # %% ../../nbs/21_cells.tasks.ipynb #b16048ab
 def scib_extras(X: np.ndarray, labels, batch, nbrs: Neighbors, sil: np.ndarray|None=None, device: str='cpu',
@@ -455,21 +407,15 @@ class CrossSpeciesIntegrationTask(BaseTask):
         self.label_key = label_key
     def set_baseline(self, *a, **kw):
         raise NotImplementedError("no baseline for cross-species integration (as upstream)")
-
-# %% ../../nbs/21_cells.tasks.ipynb #7c3a6574
-@patch
-def _run_task(self: CrossSpeciesIntegrationTask, data: list[CellDataset], model: str):
-    if len(data) < 2:
-        raise DataError("cross-species integration needs at least 2 datasets", field='datasets', value=len(data))
-    self.embedding = np.vstack([d.get_output(model, DataType.EMBEDDING) for d in data])
-    self.labels = np.concatenate([d.obs_column(self.label_key) for d in data])
-    self.species = np.concatenate([[str(d.get_input(DataType.ORGANISM))] * d.n_obs for d in data])
-
-# %% ../../nbs/21_cells.tasks.ipynb #93cc9ac0
-@patch
-def _compute_metrics(self: CrossSpeciesIntegrationTask) -> list[MetricResult]:
-    return [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(self.embedding, self.species)),
-            metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(self.embedding, self.labels, self.species))]
+    def _run_task(self, data: list[CellDataset], model: str):
+        if len(data) < 2:
+            raise DataError("cross-species integration needs at least 2 datasets", field='datasets', value=len(data))
+        self.embedding = np.vstack([d.get_output(model, DataType.EMBEDDING) for d in data])
+        self.labels = np.concatenate([d.obs_column(self.label_key) for d in data])
+        self.species = np.concatenate([[str(d.get_input(DataType.ORGANISM))] * d.n_obs for d in data])
+    def _compute_metrics(self) -> list[MetricResult]:
+        return [metric_result(MetricType.ENTROPY_PER_CELL, entropy_per_cell(self.embedding, self.species)),
+                metric_result(MetricType.BATCH_SILHOUETTE, silhouette_batch(self.embedding, self.labels, self.species))]
 
 # %% ../../nbs/21_cells.tasks.ipynb #6f694431
 tasks = Registry('cells task')
@@ -477,6 +423,13 @@ for _cls in (ClusteringTask, EmbeddingTask, MetadataLabelPredictionTask, BatchIn
              CrossSpeciesIntegrationTask):
     tasks.register(_cls.name, _cls, tags=['multi' if _cls.requires_multiple_datasets else 'single'], replace=True,
                    description=_cls.display_name)
+
+TASK_MODULES = ('benchnb.cells.perturbation', 'benchnb.cells.newer_tasks')    # modules that register more tasks
+
+def all_tasks(tag: str|None=None) -> list[str]:
+    "Every cells task's name (tagged `tag`), once each task module has registered its tasks: the one place they load."
+    for m in TASK_MODULES: importlib.import_module(m)
+    return tasks.names(tag)
 
 # %% ../../nbs/21_cells.tasks.ipynb #245cb70d
 def make_task(name: str, label_key: str, batch_key: str|None=None, seed: int=42, extras: bool=False) -> BaseTask:
@@ -502,20 +455,19 @@ DEFAULT_TASKS = ('clustering', 'embedding', 'label_prediction', 'batch_integrati
 def _task_names(task_names: Sequence[str]|None, batch_key: str|None) -> list[str]:
     "The tasks to run (default: DEFAULT_TASKS, batch integration only with a batch column), all registered."
     names = list(task_names or [t for t in DEFAULT_TASKS if batch_key or t != 'batch_integration'])
-    single = tasks.names('single')
+    single = all_tasks('single')
     for n in names:
         if n not in single:
             raise DataError(f"unknown task {n!r} (single-dataset tasks: {', '.join(single)})", field='tasks', value=n)
     return names
 
 # %% ../../nbs/21_cells.tasks.ipynb #03db894c
-def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, batch_key: str|None,
-               baseline: Sequence[str], seed: int, extras: bool, bar=None) -> list[dict]:
+def _task_rows(data: CellDataset, name: str, models: list[str], opts: EvalOptions, bar=None) -> list[dict]:
     ("Rows {task, model, metric, value, params} of task `name` on `models` (+ the expression baseline); "
      "a `bar` step per model.")
-    task = make_task(name, label_key, batch_key, seed, extras)
+    task = make_task(name, opts.labels, opts.batch, opts.seed, opts.extras)
     run_models = list(models)
-    if name == 'label_prediction' and 'expression' in baseline:
+    if name == 'label_prediction' and 'expression' in opts.baselines:
         task.set_baseline(data)
         run_models.append(EXPRESSION_BASELINE)
     rows = []
@@ -526,33 +478,26 @@ def _task_rows(data: CellDataset, name: str, models: list[str], label_key: str, 
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #70957e7f
-def evaluate(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
-             task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seed: int=42,
-             extras: bool=False, baseline_layer: str|None=None, use_raw: bool=False) -> list[dict]:
-    ("Run tasks on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `baseline_layer` or .raw) → rows "
-     "{task, model, metric, value, params}.")
-    names = _task_names(task_names, batch_key)
+def evaluate(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions) -> list[dict]:
+    ("Run the tasks of `opts` on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `opts.layer` or .raw) "
+     "→ rows {task, model, metric, value, params}.")
+    names, baseline = _task_names(opts.task_names, opts.batch), opts.baselines
     for e in embeddings: data.add_embedding(e)
-    check_inputs(data, names, label_key, batch_key, extras)
+    check_inputs(data, names, opts.labels, opts.batch, opts.extras)
     models = list(embeddings)
-    seed_everything(seed)
+    seed_everything(opts.seed)
     rows = []
     if 'pca' in baseline:
-        BaseTask(random_seed=seed).set_baseline(data, layer=baseline_layer, use_raw=use_raw)
+        BaseTask(random_seed=opts.seed).set_baseline(data, layer=opts.layer, use_raw=opts.use_raw)
         models.append(BASELINE)
     steps = len(names) * len(models) + ('label_prediction' in names and 'expression' in baseline)
     with progress(total=steps, desc='cells run', unit='task') as bar:     # a line per task × embedding off a terminal
-        for n in names: rows += _task_rows(data, n, models, label_key=label_key, batch_key=batch_key,
-                                           baseline=baseline, seed=seed, extras=extras, bar=bar)
+        for n in names: rows += _task_rows(data, n, models, opts, bar=bar)
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
-def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], label_key: str, batch_key: str|None=None,
-                   task_names: Sequence[str]|None=None, baseline: Sequence[str]=(), seeds: Sequence[int]=(42,),
-                   extras: bool=False, **baseline_from) -> tuple[list[dict], pd.DataFrame]:
-    ("Per-seed rows (with `seed`) and their aggregate (mean ± sample std per task/model/metric/params); "
-     "`baseline_from`: `evaluate`'s baseline_layer, use_raw.")
-    rows = [{**r, 'seed': s} for s in seeds
-            for r in evaluate(data, embeddings, label_key, batch_key=batch_key, task_names=task_names,
-                              baseline=baseline, seed=s, extras=extras, **baseline_from)]
+def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions,
+                   seeds: Sequence[int]=(42,)) -> tuple[list[dict], pd.DataFrame]:
+    "Per-seed rows (with `seed`) of `evaluate` and their aggregate (mean ± sample std per task/model/metric/params)."
+    rows = [{**r, 'seed': s} for s in seeds for r in evaluate(data, embeddings, replace(opts, seed=s))]
     return rows, aggregate_results(pd.DataFrame(rows), by=['task', 'model'], ddof=1)

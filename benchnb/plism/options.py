@@ -4,10 +4,10 @@
 
 # %% ../../nbs/33a_plism.options.ipynb #90bd0f3a
 from __future__ import annotations
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from ..core import ConfigError
-from ..options import opt, parse_device, sweep_schema
+from ..options import opt, parse_device
 from .data import DEFAULT_N_TILES, parse_n_tiles
 
 # %% auto #0

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 
 if TYPE_CHECKING: import pandas as pd   # annotations only: pandas loads where a unit needs it
 
-from ..options import from_mapping, sweep_schema
+from ..options import sweep_schema
 from .data import SynthOptions
 from .options import EvaluateOptions, ExtractOptions
 from ..family import family_named

@@ -5,7 +5,7 @@
 # %% ../../nbs/16_translator.acceptance.ipynb #38f393da
 from __future__ import annotations
 import collections, hashlib, json, os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -17,26 +17,22 @@ from ..runs import Ledger, write_text
 from .config import TranslatorConfig, load_config
 from .client import (
     LEDGER_FILE, NODENORM_URL, RetryPolicy, extract_message, make_session, request_json)
-from .fetch import (PROBE_TIMEOUT, FetchSummary, Protocol, choose_run_dir, probe_target,
-                                      resolve_endpoint, run_requests)
+from .fetch import (FetchSummary, Protocol, choose_run_dir, probe_target, resolve_endpoint,
+                                      run_requests)
+from .options import PROBE_TIMEOUT, RunOptions
 from .queries import uid_filenames
 
 # %% auto #0
-__all__ = ['log', 'EXPECTED_OUTPUTS', 'ASSET_FIELD_TYPES', 'TEST_FOLDERS', 'PINNED_CATEGORIES', 'VERDICT_FILE', 'SUMMARY_CLASSES',
-           'STATUS_MARK', 'PASSING_PLACES', 'Asset', 'check_asset', 'Case', 'Suite', 'check_case', 'load_suite',
-           'tests_root', 'suite_paths', 'load_suites', 'load_test_files', 'Unqueryable', 'qualifier_values',
-           'generate_query', 'load_preferred', 'suite_curies', 'nodenorm_preferred', 'PlannedAsset', 'query_shape',
-           'query_uid', 'harness_key', 'plan_suite', 'shape_counts', 'binding_ids', 'result_ids', 'classify_acceptance',
-           'path_hits', 'classify_pathfinder', 'agent_verdict', 'SuiteRun', 'run_suite', 'verdicts', 'summary_table',
-           'summary_pivot', 'agent_accounting', 'verdict_matrix', 'verdict_trend', 'contested_outputs',
-           'acceptance_demo_kg', 'probe_targets', 'run_suites', 'unanswered_targets']
+__all__ = ['log', 'check_asset', 'Suite', 'load_suites', 'load_preferred', 'suite_curies', 'nodenorm_preferred', 'query_uid',
+           'plan_suite', 'binding_ids', 'agent_verdict', 'verdicts', 'summary_pivot', 'agent_accounting',
+           'verdict_matrix', 'verdict_trend', 'acceptance_demo_kg', 'run_suites', 'unanswered_targets']
 
 # %% ../../nbs/16_translator.acceptance.ipynb #2ed17bbe
 log = get_logger('translator.acceptance')
-EXPECTED_OUTPUTS = ('TopAnswer', 'Acceptable', 'BadButForgivable', 'NeverShow')   # the harness's query_types
+_EXPECTED_OUTPUTS = ('TopAnswer', 'Acceptable', 'BadButForgivable', 'NeverShow')   # the harness's query_types
 _STR = (str, type(None))
 _LIST = (list, type(None))
-ASSET_FIELD_TYPES = {'expected_output': _STR, 'input_id': _STR, 'input_category': _STR, 'predicate_id': _STR,
+_ASSET_FIELD_TYPES = {'expected_output': _STR, 'input_id': _STR, 'input_category': _STR, 'predicate_id': _STR,
                      'output_id': _STR, 'qualifiers': _LIST, 'test_runner_settings': _LIST,
                      'source_input_id': _STR, 'target_input_id': _STR, 'source_input_category': _STR,
                      'target_input_category': _STR, 'path_nodes': list, 'minimum_required_path_nodes': int}
@@ -75,7 +71,7 @@ def _is_path_node(pn) -> bool:
 def check_asset(d: Any, file: str|os.PathLike, where: str) -> Asset:
     "An `Asset` from its JSON object; a `DataError` naming `file` and the field when malformed."
     _need_object(d, 'test asset', file, where)
-    for k, t in ASSET_FIELD_TYPES.items():
+    for k, t in _ASSET_FIELD_TYPES.items():
         _need(k not in d or isinstance(d[k], t), f"must be {_type_name(t)}", file, f"{where}.{k}", d.get(k))
     for i, q in enumerate(d.get('qualifiers') or []):
         ok = isinstance(q, dict) and isinstance(q.get('parameter'), str) and isinstance(q.get('value'), _STR)
@@ -316,7 +312,7 @@ def _plan_asset(case: Case, asset: Asset, shared: dict, normalized) -> tuple[Pla
     if case.objective != 'AcceptanceTest':
         p.reason = (f"{case.objective or 'no'} test case objective "
                     "(the harness runs AcceptanceTest cases as acceptance tests)")
-    elif asset.expected_output not in EXPECTED_OUTPUTS:
+    elif asset.expected_output not in _EXPECTED_OUTPUTS:
         p.reason = f"expected output {asset.expected_output!r} is not classified by the harness"
     elif got is None:
         try: generate_query(asset, normalized)
@@ -362,7 +358,7 @@ def binding_ids(binding: Any) -> list[str]:
     if isinstance(binding, dict): return [str(x) for x in binding.get('ids') or []]
     return [str(b['id']) for b in binding or [] if isinstance(b, dict) and 'id' in b]
 
-def result_ids(result: dict) -> list[str]:
+def _result_ids(result: dict) -> list[str]:
     "Every CURIE bound in a result's node bindings."
     return [c for b in (result.get('node_bindings') or {}).values() for c in binding_ids(b)]
 
@@ -371,7 +367,7 @@ def _where(results: list, curie: str) -> dict:
     "found / rank / score of the last result binding `curie` (an ARS result's sugeno and rank when it has both)."
     got = {'found': False, 'rank': None, 'score': None, 'ars': False}
     for i, r in enumerate(results):
-        if curie not in result_ids(r): continue
+        if curie not in _result_ids(r): continue
         if 'sugeno' in r and 'rank' in r:
             got.update(found=True, rank=r['rank'], score=r['sugeno'], ars=True)
             continue
@@ -398,7 +394,7 @@ def classify_acceptance(results: list[dict], out_curie: str, expected: str) -> d
     if window is None:
         reason = f"expected output {expected!r} is not classified by the harness"
         return {'status': 'SKIPPED', 'reason': reason, **_UNRANKED}
-    inside, got = any(out_curie in result_ids(r) for r in window), _where(results, out_curie)
+    inside, got = any(out_curie in _result_ids(r) for r in window), _where(results, out_curie)
     if expected == 'NeverShow': status = 'FAILED' if inside else 'PASSED'
     elif inside: status = 'PASSED'
     else: status = 'PASSED' if expected == 'BadButForgivable' and not got['found'] else 'FAILED'
@@ -491,25 +487,20 @@ def _run_params(suite: Suite, target: str, ep, concurrency: int, normalized, pla
             'unqueryable': sum(p.uid is None for p in plan)}
 
 # %% ../../nbs/16_translator.acceptance.ipynb #8303e029
-def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike,
-              config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
-              concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None, new: bool=False,
-              retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0, max_wait: float=600.0,
-              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, session=None,
-              probe_timeout: float|None=PROBE_TIMEOUT, stop_if_down: bool=False) -> SuiteRun:
-    ("Fetch every query of `suite` from `target` into a resumable run directory; `stop_if_down`: stop, as `fetch` "
-     "does, when the first 5 queries all fail in a way that blames the target (5 HTTP 500s, say).")
+def run_suite(suite: Suite|str, target: str, results_dir: str|os.PathLike, opts: RunOptions|None=None,
+              normalized: Mapping[str, str]|None=None, tests: str|os.PathLike|None=None, **changes) -> SuiteRun:
+    ("Fetch every query of `suite` from `target` into a resumable run directory (`changes`: `RunOptions` fields); "
+     "unless `stop_if_down` is set, every query is sent even when the first ones all fail.")
+    o = replace(opts or RunOptions(stop_if_down=False), **changes)
     suite = suite if isinstance(suite, Suite) else load_suites(tests, [suite])[suite]
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = resolve_endpoint(cfg, target, 'fetch', url, mode)
+    ep = resolve_endpoint(o.translator_config(), target, 'fetch', o.url, o.mode)
     plan, queries = plan_suite(suite, normalized)
     bodies = {u: {**q, 'workflow': ep.workflow} if ep.workflow else q for u, q in queries.items()}
-    run_dir = choose_run_dir(Path(results_dir)/suite.id/target, list(bodies), run_id, new, retry_failed)
-    params = _run_params(suite, target, ep, concurrency, normalized, plan)
-    with (session or make_session(concurrency)) as s:
-        protocol = Protocol(s, ep, policy or RetryPolicy(), poll_interval, max_wait)
-        summary = run_requests(bodies, protocol, run_dir, params, concurrency, retry_failed, limit,
-                               kind='translator-tests', probe_timeout=probe_timeout, fail_fast=stop_if_down)
+    run_dir = choose_run_dir(Path(results_dir)/suite.id/target, list(bodies), o.run_id, o.new, o.retry_failed)
+    params = _run_params(suite, target, ep, o.concurrency, normalized, plan)
+    with (o.session or make_session(o.concurrency)) as s:
+        protocol = Protocol(s, ep, o.retry_policy(), o.poll_interval, o.max_wait)
+        summary = run_requests(bodies, protocol, run_dir, params, o, kind='translator-tests')
     return SuiteRun(suite, target, run_dir, ep.mode, plan, queries, summary)
 
 # %% ../../nbs/16_translator.acceptance.ipynb #3ba3d5e8
@@ -551,7 +542,7 @@ def verdicts(run: SuiteRun, normalized: Mapping[str, str]|None=None, write: bool
     return rows
 
 # %% ../../nbs/16_translator.acceptance.ipynb #f864009e
-SUMMARY_CLASSES = (*EXPECTED_OUTPUTS, 'pathfinder')      # the summary's columns, before 'all'
+SUMMARY_CLASSES = (*_EXPECTED_OUTPUTS, 'pathfinder')      # the summary's columns, before 'all'
 
 def summary_table(rows: Sequence[dict]) -> pd.DataFrame:
     "Pass rate per suite × agent × class (expected output, or pathfinder; and over all), with the counts behind it."
@@ -592,14 +583,14 @@ def agent_accounting(runs: Sequence[SuiteRun]) -> pd.DataFrame:
     return pd.DataFrame([_account(r) for r in runs])
 
 # %% ../../nbs/16_translator.acceptance.ipynb #d5fc2b20
-STATUS_MARK = {'PASSED': '✔', 'FAILED': '✘', 'NO_RESULTS': '∅', 'SKIPPED': '–'}
+_STATUS_MARK = {'PASSED': '✔', 'FAILED': '✘', 'NO_RESULTS': '∅', 'SKIPPED': '–'}
 
 def verdict_matrix(rows: Sequence[dict], marks: bool=True) -> pd.DataFrame:
     "Assets × agents: each cell the status (a mark when `marks`)."
     df = pd.DataFrame(rows).fillna({'expected_output': 'none'})
     m = df.pivot_table(index=['suite', 'case_id', 'asset_id', 'expected_output'], columns='agent', values='status',
                        aggfunc='first', sort=False)
-    return m.map(lambda s: STATUS_MARK.get(s, s)) if marks else m
+    return m.map(lambda s: _STATUS_MARK.get(s, s)) if marks else m
 
 # %% ../../nbs/16_translator.acceptance.ipynb #037f4c88
 def _trend_rows(results_root: str|os.PathLike) -> list[dict]:
@@ -734,20 +725,21 @@ def probe_targets(targets: Mapping[str, str|None], timeout: float|None=PROBE_TIM
 
 # %% ../../nbs/16_translator.acceptance.ipynb #06f2d82b
 def run_suites(suite_ids: Sequence[str], targets: Mapping[str, str|None], results_dir: str|os.PathLike,
-               fail_fast: bool=False, probe_timeout: float|None=PROBE_TIMEOUT,
-               **kw) -> tuple[list[SuiteRun], list[dict]]:
-    "Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json)."
-    tests = kw.pop('tests', None)
+               opts: RunOptions|None=None, fail_fast: bool=False, **kw) -> tuple[list[SuiteRun], list[dict]]:
+    ("Fetch and classify every suite from every target (`targets`: name → URL, None = from targets.json); "
+     "`kw`: `normalized`, `tests` and `RunOptions` fields.")
+    tests, normalized = kw.pop('tests', None), kw.pop('normalized', None)
+    o = replace(opts or RunOptions(stop_if_down=False), **kw)
     suites, dead, runs, rows = load_suites(tests, list(suite_ids)), {}, [], []
-    probe_targets(targets, probe_timeout, kw.get('config'), kw.get('mode'))
+    probe_targets(targets, o.probe_timeout, o.config, o.mode)            # once, before any suite
     for sid in suite_ids:
         for name, url in targets.items():
             if name in dead:
                 rows += _not_run(suites[sid], name, dead[name])
                 continue
-            r = run_suite(suites[sid], name, results_dir, url=url, tests=tests, probe_timeout=None, **kw)
+            r = run_suite(suites[sid], name, results_dir, replace(o, url=url, probe_timeout=0), normalized)
             runs.append(r)
-            rows += verdicts(r, kw.get('normalized'))
+            rows += verdicts(r, normalized)
             if fail_fast and r.fetch.counts['failed'] and not r.fetch.counts['ok']:
                 dead[name] = f"{sid}: {next(iter(r.fetch.reasons), '?')}"
     return runs, rows

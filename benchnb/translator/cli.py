@@ -4,7 +4,8 @@
 
 # %% ../../nbs/19_translator.cli.ipynb #593ce794
 from __future__ import annotations
-import contextlib, json, socket, sys
+import inspect, json, socket, sys
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Optional
 
@@ -12,21 +13,21 @@ import typer
 
 from ..core import EXIT_FAILURES, ConfigError, DataError, RunError, resumable
 from ..family import register_family
+from ..options import field_docs, opt, options_command
 from .config import MODES, load_config
+from .options import FetchOptions, HttpOptions, Judging, RunOptions, ServerOptions, Faults
 from .queries import build_queries, queries_jsonl
 
 # %% auto #0
-__all__ = ['cli', 'ConfigOpt', 'MAX_K', 'KOpt', 'tests_cli', 'TestsOpt', 'example', 'list_cmd', 'queries_cmd', 'fetch_cmd',
-           'score_cmd', 'check_results', 'evaluate_cmd', 'check_port_free', 'callback_allow_for', 'serve_cmd',
-           'run_cmd', 'tests_list_cmd', 'tests_run_cmd', 'tests_serve_cmd']
+__all__ = ['cli', 'example', 'list_cmd', 'EvaluateOptions', 'evaluate_cmd', 'run_cmd']
 
 # %% ../../nbs/19_translator.cli.ipynb #da93e3e8
 cli = typer.Typer(no_args_is_help=True, add_completion=False,
                   help="NCATS Translator query benchmarks: build TRAPI queries, fetch answers from reasoners, "
                        "evaluate them.")
-ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
-MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
-KOpt = typer.Option(20, '--k', min=1, max=MAX_K, help=f"Number of ranked results considered (1 to {MAX_K}).")
+_ConfigOpt = typer.Option(None, '--config', help="Config directory (default: the shipped upstream benchmarks).")
+_MAX_K = 1000   # no TRAPI target returns more than a few hundred results; a larger k only bloats output.json
+_KOpt = typer.Option(Judging.k, '--k', min=1, max=_MAX_K, help=field_docs(Judging)['k'])
 
 # %% ../../nbs/19_translator.cli.ipynb #0ff29da6
 def example(*lines: str) -> str:
@@ -35,7 +36,7 @@ def example(*lines: str) -> str:
 
 # %% ../../nbs/19_translator.cli.ipynb #33f65692
 @cli.command('list', epilog=example('benchnb translator list'))
-def list_cmd(config: Optional[Path] = ConfigOpt):
+def list_cmd(config: Optional[Path] = _ConfigOpt):
     "List the benchmarks (with query counts) and targets of the config."
     cfg = load_config(config)
     for b in cfg.benchmarks: typer.echo(f"benchmark\t{b}\t{len(build_queries(cfg, b))} queries")
@@ -46,7 +47,7 @@ def list_cmd(config: Optional[Path] = ConfigOpt):
 # %% ../../nbs/19_translator.cli.ipynb #dec63215
 @cli.command('queries', epilog=example('benchnb translator queries DrugCentral_subset > queries.jsonl'))
 def queries_cmd(benchmark: str = typer.Argument(..., help="Benchmark name from benchmarks.json."),
-             config: Optional[Path] = ConfigOpt,
+             config: Optional[Path] = _ConfigOpt,
              target: Optional[str] = typer.Option(None, '--target',
                                                   help="Add this target's fetch workflow to each query.")):
     "Print the benchmark's TRAPI queries and relevant answers as JSON Lines."
@@ -55,51 +56,27 @@ def queries_cmd(benchmark: str = typer.Argument(..., help="Benchmark name from b
     sys.stdout.write(queries_jsonl(build_queries(cfg, benchmark, workflow)))
 
 # %% ../../nbs/19_translator.cli.ipynb #ee4a48f5
-_BenchmarkArg = typer.Argument(..., help="Benchmark name.")
-_TargetArg = typer.Argument(..., help="Target name from targets.json (or any label with --url).")
-_ResultsOpt = typer.Option(..., '--results', help="Results root directory.")
-_UrlOpt = typer.Option(None, '--url', help="Override the target URL, or define an ad-hoc target.")
-_ModeOpt = typer.Option(None, '--mode', help="sync | async | ars (default from targets.json).")
-_ConcurrencyOpt = typer.Option(8, '--concurrency', '-n', min=1, help="Parallel requests.")
-_TimeoutOpt = typer.Option(300.0, '--timeout', help="Read timeout per request (s).")
-_RetriesOpt = typer.Option(2, '--retries', help="Retries after the first attempt.")
-_NoNormalizeOpt = typer.Option(False, '--no-normalize', help="Do not call Node Normalizer (identity).")
+def _param(name: str, info, annotation=str) -> inspect.Parameter:
+    "A command's parameter that is not one of its operation's options (an argument, say), for `options_command`."
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=annotation)
 
-# %% ../../nbs/19_translator.cli.ipynb #9ac963d0
-_ConnectTimeoutOpt = typer.Option(10.0, '--connect-timeout', help="Connect timeout (s).")
-_BackoffOpt = typer.Option(1.0, '--backoff', help="First retry delay (s), doubled each retry, with jitter.")
-_UnscoredOpt = typer.Option(False, '--unscored', help="Use the target's fetch_unscored entry.")
-_RunIdOpt = typer.Option(None, '--run-id', '--resume',
-                         help="Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path).")
-_NewOpt = typer.Option(False, '--new', help="Always start a new run.")
-_RetryFailedOpt = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest run.")
-_LimitOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries.")
-_PollOpt = typer.Option(5.0, '--poll-interval', help="Async/ARS status poll interval (s).")
-_MaxWaitOpt = typer.Option(600.0, '--max-wait', help="Async/ARS time budget per query (s).")
-_ProbeTimeoutOpt = typer.Option(5.0, '--probe-timeout', min=0.0,    # translator.fetch.PROBE_TIMEOUT
-                                help="Before any query: seconds to wait for the target to accept a connection "
-                                     "and answer one GET (0: no probe).")
+_BENCHMARK = _param('benchmark', typer.Argument(..., help="Benchmark name."))
+_TARGET = _param('target', typer.Argument(..., help="Target name from targets.json (or any label with --url)."))
+_RESULTS = _param('results', typer.Option(..., '--results', help="Results root directory."), Path)
 
-# %% ../../nbs/19_translator.cli.ipynb #ca3faf1d
-_TrapiOpt = typer.Option(None, '--trapi', help="TRAPI version the target speaks (default from targets.json, else 1.5); "
-                                               "2.0 puts the query options in Query.parameters.")
-_QueryTimeoutOpt = typer.Option(None, '--query-timeout',
-                                help="Time budget asked of the target per query (s), sent in the query.")
-_LogLevelOpt = typer.Option(None, '--log-level',
-                            help="TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG.")
-_BypassCacheOpt = typer.Option(None, '--bypass-cache/--use-cache', help="TRAPI bypass_cache sent in the query.")
-_CompletionOpt = typer.Option('poll', '--async-completion', help="Async mode: poll the job status, or 'callback' "
-                                                                 "(the target POSTs the response to a local listener).")
-_CallbackHostOpt = typer.Option('127.0.0.1', '--callback-host', help="Address the callback listener binds to.")
-_CallbackPortOpt = typer.Option(0, '--callback-port', help="Port of the callback listener (0: any free port).")
-_CallbackUrlOpt = typer.Option(None, '--callback-url',
-                               help="Base URL the target should call back (default http://HOST:PORT).")
+# %% ../../nbs/19_translator.cli.ipynb #b4aacf77
+def _bounded(**bounds):
+    "Give a command made by `options_command` typer's range checks: `name=(min, max)`, None for no bound."
+    def wrap(command):
+        for prm in command.__signature__.parameters.values():
+            if prm.name in bounds: prm.default.min, prm.default.max = bounds[prm.name]
+        return command
+    return wrap
 
-# %% ../../nbs/19_translator.cli.ipynb #7fb6042e
-def _policy(timeout: float, connect_timeout: float, retries: int, backoff: float):
-    from benchnb.translator.fetch import RetryPolicy
-    if retries < 0: raise ConfigError("must be >= 0", field='--retries', value=retries)
-    return RetryPolicy(retries=retries, read_timeout=timeout, connect_timeout=connect_timeout, backoff=backoff)
+def _as(cls, o, **more):
+    "A `cls` options object from the fields of `o` that `cls` has (and `more`)."
+    names = {f.name for f in fields(cls)}
+    return cls(**{f.name: getattr(o, f.name) for f in fields(o) if f.name in names}, **more)
 
 # %% ../../nbs/19_translator.cli.ipynb #3aa22471
 def _check_mode(mode: str|None):
@@ -133,48 +110,36 @@ def _finish(s, summary: str, what: str):
 @cli.command('fetch', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator fetch DrugCentral_subset local --url http://127.0.0.1:8000/query --results results"))
 @resumable
-def fetch_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
-           unscored: bool = _UnscoredOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
-           connect_timeout: float = _ConnectTimeoutOpt, retries: int = _RetriesOpt, backoff: float = _BackoffOpt,
-           url: Optional[str] = _UrlOpt, mode: Optional[str] = _ModeOpt, run_id: Optional[str] = _RunIdOpt,
-           new: bool = _NewOpt, retry_failed: bool = _RetryFailedOpt, limit: Optional[int] = _LimitOpt,
-           poll_interval: float = _PollOpt, max_wait: float = _MaxWaitOpt, trapi: Optional[str] = _TrapiOpt,
-           query_timeout: Optional[float] = _QueryTimeoutOpt, log_level: Optional[str] = _LogLevelOpt,
-           bypass_cache: Optional[bool] = _BypassCacheOpt, completion: str = _CompletionOpt,
-           callback_host: str = _CallbackHostOpt, callback_port: int = _CallbackPortOpt,
-           callback_url: Optional[str] = _CallbackUrlOpt, probe_timeout: float = _ProbeTimeoutOpt,
-           config: Optional[Path] = ConfigOpt):
+@_bounded(concurrency=(1, None), probe_timeout=(0.0, None))
+@options_command(FetchOptions, _BENCHMARK, _TARGET, _RESULTS)
+def fetch_cmd(opts: FetchOptions, benchmark: str, target: str, results: Path):
     "Fetch the benchmark's queries from a target into a resumable run directory."
-    from benchnb.translator.fetch import CallbackListener, fetch_benchmark
-    _check_mode(mode)
-    listener = CallbackListener(callback_host, callback_port, callback_url) if completion == 'callback' else None
-    options = {'timeout': query_timeout, 'log_level': log_level, 'bypass_cache': bypass_cache}
-    with listener or contextlib.nullcontext():
-        s = fetch_benchmark(benchmark, target, results, config=config, url=url, mode=mode, unscored=unscored,
-                            concurrency=concurrency, policy=_policy(timeout, connect_timeout, retries, backoff),
-                            run_id=run_id, new=new, retry_failed=retry_failed, limit=limit,
-                            poll_interval=poll_interval, max_wait=max_wait, options=options, trapi=trapi,
-                            completion=completion, listener=listener, probe_timeout=probe_timeout or None)
+    from benchnb.translator.fetch import fetch_benchmark
+    _check_mode(opts.mode)
+    s = fetch_benchmark(benchmark, target, results, opts=opts)
     c = s.counts
     summary = f"{c['ok']}/{c['queries']} ok, {c['failed']} failed, {s.fetched} fetched in {s.seconds:.1f} s"
     _finish(s, summary, 'fetched')
 
 # %% ../../nbs/19_translator.cli.ipynb #3324781d
+@dataclass
+class ScoreOptions(HttpOptions):
+    "How `score` sends an unscored run's responses to a target's score workflow."
+    out: Path|None = None          # Scored run directory (default: RUN_DIR_scored).
+    url: str|None = None           # Override the score URL.
+    retry_failed: bool = False     # Rescore the responses whose scoring failed.
+    config: Path|None = None       # Config directory (default: the shipped upstream benchmarks).
+
 @cli.command('score', epilog=example(
     "benchnb translator fetch OOPD local --unscored --url http://127.0.0.1:8000/query --results r",
     "benchnb translator score r/OOPD/local/RUN_ID local --url http://127.0.0.1:8000/query"))
-def score_cmd(run_dir: Path = typer.Argument(..., help="An unscored fetch run directory."),
-           target: str = typer.Argument(..., help="Target whose score entry to use."),
-           out: Optional[Path] = typer.Option(None, '--out', help="Scored run directory (default: RUN_DIR_scored)."),
-           url: Optional[str] = typer.Option(None, '--url', help="Override the score URL."),
-           concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt, retries: int = _RetriesOpt,
-           retry_failed: bool = typer.Option(False, '--retry-failed',
-                                             help="Rescore the responses whose scoring failed."),
-           config: Optional[Path] = ConfigOpt):
+@_bounded(concurrency=(1, None))
+@options_command(ScoreOptions, _param('run_dir', typer.Argument(..., help="An unscored fetch run directory."), Path),
+                 _param('target', typer.Argument(..., help="Target whose score entry to use.")))
+def score_cmd(opts: ScoreOptions, run_dir: Path, target: str):
     "Score every response of an unscored run with the target's score workflow."
     from benchnb.translator.fetch import score_run
-    s = score_run(run_dir, target, out, config=config, url=url, concurrency=concurrency,
-                  policy=_policy(timeout, 10.0, retries, 1.0), retry_failed=retry_failed)
+    s = score_run(run_dir, target, opts.out, opts=_as(FetchOptions, opts))
     _finish(s, f"{s.counts['ok']}/{s.counts['queries']} scored, {s.counts['failed']} failed", 'scored')
 
 # %% ../../nbs/19_translator.cli.ipynb #18538501
@@ -225,7 +190,8 @@ def _echo_validation(ev, dest: Path):
 def _echo_evaluation(ev, dest: Path):
     "Print one evaluation's report (and its validation summary, when validated)."
     typer.echo(ev.text_report())
-    extras = ev.table().loc[['ndcg_at_k', 'hit_at_k', 'macro_recall_at_k']]
+    from benchnb.translator.evaluate import EXTRAS
+    extras = ev.table().loc[list(EXTRAS)]
     typer.echo(extras.to_string(float_format=lambda x: f"{x:.4f}"))
     f = ev.failures()
     typer.echo(f"\nQueries: {f['total']} ({f['answered']} answered, {f['empty']} empty, {f['failed']} failed, "
@@ -254,54 +220,47 @@ def _check_ranking(binding: str, score_from: str, order_by: str):
     _one_of(order_by, '--order-by', 'score', 'rank', 'sugeno')
 
 # %% ../../nbs/19_translator.cli.ipynb #8c9256f6
-def _evaluate(benchmark, results, k, out, config, target, no_normalize, normalizer, no_xref, binding, score_from,
-              plots, write_json_, order_by='score', validate=False):
+def _evaluate(benchmark: str, results, o: EvaluateOptions):
+    "Check, evaluate, refuse runs without responses, then save and print each evaluation."
     from benchnb.translator.evaluate import evaluate_results
     from benchnb.runs import ResourceMeter
     meter = ResourceMeter()                        # output.json's `resources`: reading, judging and scoring
-    _check_ranking(binding, score_from, order_by)
-    how = normalizer if normalizer else 'identity' if no_normalize else 'nodenorm'
+    _check_ranking(o.binding, o.score_from, o.order_by)
+    how = o.normalizer if o.normalizer else 'identity' if o.no_normalize else 'nodenorm'
     if not isinstance(results, dict): check_results(benchmark, Path(results))
-    evs = evaluate_results(benchmark, results, target, k=k, config=config, normalizer=how, use_xref=not no_xref,
-                           binding=binding, score_from=score_from, order_by=order_by, validate=validate)
+    evs = evaluate_results(benchmark, results, o.target, config=o.config, normalizer=how, **_as(Judging, o).__dict__)
     for ev in evs: _check_answered(ev, benchmark)
     cost = meter.read()
     for ev in evs:
         ev.resources = cost
-        dest = _dest(ev, out, len(evs))
-        ev.save(dest, json_=write_json_, plots=plots)
+        dest = _dest(ev, o.out, len(evs))
+        ev.save(dest, json_=o.write_json_, plots=o.plots)
         _echo_evaluation(ev, dest)
     return evs
 
 # %% ../../nbs/19_translator.cli.ipynb #6c31e5fa
 _ResultsArg = typer.Argument(..., help=("Run directory, JSON file {uid: TRAPI response}, or one TRAPI response "
                                         "(plain or ARS; matched to its query by the ids it pins)."))
-_EvalOutOpt = typer.Option(None, '--out', help="Where to write output.json/report.txt/plots.")
-_LabelOpt = typer.Option(None, '--target', help="Label for the target (default: from the run).")
-_NormalizerOpt = typer.Option(None, '--normalizer', help="JSON normalizer mapping or saved NodeNorm reply.")
-_NoXrefOpt = typer.Option(False, '--no-xref', help="Ignore biolink:xref aliases.")
-_BindingOpt = typer.Option('first', '--binding', help="first (upstream) | any bound CURIE may match.")
-_ScoreFromOpt = typer.Option('first', '--score-from', help="first (upstream) | max analysis score.")
-_OrderByOpt = typer.Option('score', '--order-by', help="score (upstream) | rank | sugeno: the ARS merged ordering "
-                                                       "(messages without it: by score).")
-_PlotsOpt = typer.Option(False, '--plots', help="Save precision/recall/mAP/top-k PNGs.")
-_JsonOpt = typer.Option(True, '--json/--no-json', help="Write output.json.")
-_ValidateOpt = typer.Option(False, '--validate', help="Also check each response's TRAPI structure; report problems "
-                                                      "(validation.json), metrics unchanged.")
+
+@dataclass
+class EvaluateOptions(Judging):
+    "How `evaluate` judges results (`Judging`), labels them and writes its files."
+    out: Path|None = None               # Where to write output.json/report.txt/plots.
+    config: Path|None = None            # Config directory (default: the shipped upstream benchmarks).
+    target: str|None = None             # Label for the target (default: from the run).
+    no_normalize: bool = False          # Do not call Node Normalizer (identity).
+    normalizer: Path|None = None        # JSON normalizer mapping or saved NodeNorm reply.
+    plots: bool = False                 # Save precision/recall/mAP/top-k PNGs.
+    write_json_: bool = opt(True, '--json/--no-json')   # Write output.json.
 
 # %% ../../nbs/19_translator.cli.ipynb #772196bd
 @cli.command('evaluate', epilog=example(
     "benchnb translator evaluate DrugCentral_subset results/DrugCentral_subset/local/RUN_ID --k 10 --no-normalize"))
-def evaluate_cmd(benchmark: str = _BenchmarkArg, results: Path = _ResultsArg, k: int = KOpt,
-              out: Optional[Path] = _EvalOutOpt, config: Optional[Path] = ConfigOpt, target: Optional[str] = _LabelOpt,
-              no_normalize: bool = _NoNormalizeOpt, normalizer: Optional[Path] = _NormalizerOpt,
-              no_xref: bool = _NoXrefOpt, binding: str = _BindingOpt, score_from: str = _ScoreFromOpt,
-              order_by: str = _OrderByOpt, plots: bool = _PlotsOpt, write_json_: bool = _JsonOpt,
-              validate: bool = _ValidateOpt):
+@_bounded(k=(1, _MAX_K))
+@options_command(EvaluateOptions, _BENCHMARK, _param('results', _ResultsArg, Path))
+def evaluate_cmd(opts: EvaluateOptions, benchmark: str, results: Path):
     "Evaluate fetched results: upstream metrics at k = 1, 5, 10, 20, ..., k, plus extras."
-    _evaluate(benchmark, results, k, out=out, config=config, target=target, no_normalize=no_normalize,
-              normalizer=normalizer, no_xref=no_xref, binding=binding, score_from=score_from, plots=plots,
-              write_json_=write_json_, order_by=order_by, validate=validate)
+    _evaluate(benchmark, results, opts)
 
 cli.command('eval', hidden=True)(evaluate_cmd)
 
@@ -315,32 +274,6 @@ def check_port_free(host: str, port: int):
     except OSError as e:
         raise ConfigError(f"cannot listen on {host}:{port}: {e.strerror or e}", field='--port', value=port) from None
 
-# %% ../../nbs/19_translator.cli.ipynb #375822b6
-_KgOpt = typer.Option(None, '--kg', help="KGX-style edges TSV (default: the shipped demo KG).")
-_HostOpt = typer.Option('127.0.0.1', '--host', help="Address to listen on (0.0.0.0: every interface).")
-_PortOpt = typer.Option(8000, '--port', help="Port to listen on.")
-_LatencyOpt = typer.Option(0.0, '--latency', help="Seconds added to every query.")
-_MaxResultsOpt = typer.Option(500, '--max-results', help="Most results per answer.")
-_TrapiVersionOpt = typer.Option('1.5', '--trapi-version', help="TRAPI version spoken: 1.5 or 2.0.")
-_SeedOpt = typer.Option(0, '--seed', help="Seed of the random faults and scores.")
-_MinTimeoutOpt = typer.Option(0.0, '--min-timeout',
-                              help="TRAPI 2.0: answer 409 when a query's parameters.timeout is below this (s).")
-_MaxBodyOpt = typer.Option(50_000_000, '--max-body', min=1,
-                           help="Largest request body accepted, in bytes (larger: 413).")
-_MaxJobsOpt = typer.Option(1000, '--max-jobs', min=1,
-                           help="Async/ARS jobs kept at once (beyond it the oldest is dropped).")
-_JobTtlOpt = typer.Option(3600.0, '--job-ttl', min=1.0, help="Seconds a job stays retrievable after its submission.")
-
-# %% ../../nbs/19_translator.cli.ipynb #28d2fb2f
-_ErrorRateOpt = typer.Option(0.0, '--error-rate', help="Fraction of queries answered 500.")
-_RateLimitRateOpt = typer.Option(0.0, '--rate-limit-rate', help="Fraction answered 429 + Retry-After.")
-_TimeoutRateOpt = typer.Option(0.0, '--timeout-rate', help="Fraction that hang for --hang seconds.")
-_GarbageRateOpt = typer.Option(0.0, '--garbage-rate', help="Fraction answered with invalid JSON.")
-_FailFirstOpt = typer.Option(0, '--fail-first', help="First N requests of each query fail with --fail-kind.")
-_FailKindOpt = typer.Option('500', '--fail-kind', help="500 | 429 | 503 | timeout | garbage | 409 | 413 | 501")
-_RetryAfterOpt = typer.Option(1.0, '--retry-after', help="Retry-After (s) sent with 429 and 503.")
-_HangOpt = typer.Option(30.0, '--hang', help="Seconds a 'timeout' fault hangs before answering.")
-
 # %% ../../nbs/19_translator.cli.ipynb #84325bf7
 def callback_allow_for(host: str, allow: Optional[list[str]]) -> list[str]:
     "The callback allow-list of a server bound to `host`: loopback added when the server itself is loopback-only."
@@ -350,71 +283,58 @@ def callback_allow_for(host: str, allow: Optional[list[str]]) -> list[str]:
     return [*(allow or ()), *(('127.0.0.0/8', '::1') if loopback else ())]
 
 # %% ../../nbs/19_translator.cli.ipynb #f1fc7e65
-_CallbackAllowOpt = typer.Option(None, '--callback-allow',
-                                 help="Host, address or CIDR network async callbacks may go to although not public, "
-                                 "e.g. 10.0.0.0/8 (repeatable; default: public addresses only, plus loopback when the "
-                                 "server itself listens on loopback).")
-_PrivateCallbacksOpt = typer.Option(False, '--allow-private-callbacks', help="Allow callbacks to any address: "
-                                    "loopback, private, link-local (trusted networks).")
-_EnableFaultsOpt = typer.Option(False, '--enable-faults', help="Serve POST /benchnb/faults (whoever reaches the server "
-                                "can then make it fail or hang).")
-_QuerySecondsOpt = typer.Option(10.0, '--query-seconds', min=0.01, help="Search time of one query; past it the answer "
-                                "is truncated (logged).")
+@dataclass
+class ServeOptions(ServerOptions, Faults):
+    "What `translator serve` serves, where, with which faults and limits."
+    kg: Path|None = None                   # KGX-style edges TSV (default: the shipped demo KG).
+    host: str = '127.0.0.1'                # Address to listen on (0.0.0.0: every interface).
+    port: int = 8000                       # Port to listen on.
+    callback_allow: list[str]|None = None  # Host, address or CIDR network async callbacks may go to although not public, e.g. 10.0.0.0/8 (repeatable; default: public addresses only, plus loopback when the server itself listens on loopback).
+    allow_private_callbacks: bool = False  # Allow callbacks to any address: loopback, private, link-local (trusted networks).
+    query_seconds: float = 10.0            # Search time of one query; past it the answer is truncated (logged).
 
 # %% ../../nbs/19_translator.cli.ipynb #81cc622a
-def _serve_state(kg: Path|None, host: str, faults, callback_allow: list[str]|None, allow_private: bool,
-                 query_seconds: float, **limits):
+def _serve_state(o: ServeOptions):
     "The reference server's state: the knowledge graph (given or the demo one), faults, callback policy, budget."
     from benchnb.translator.server import CallbackPolicy, KnowledgeGraph, QueryBudget, ServerState, demo_kg
-    policy = CallbackPolicy(callback_allow_for(host, callback_allow), allow_private)
-    local = callback_allow_for(host, None)                  # loopback-bound: only loopback Host headers (DNS rebinding)
-    return ServerState(KnowledgeGraph.from_tsv(kg) if kg else demo_kg(), faults, callback_policy=policy,
-                       budget=QueryBudget(seconds=query_seconds), **limits,
-                       allowed_hosts=('127.0.0.1', 'localhost', '::1', host) if local else None)
+    policy = CallbackPolicy(callback_allow_for(o.host, o.callback_allow), o.allow_private_callbacks)
+    local = callback_allow_for(o.host, None)                # loopback-bound: only loopback Host headers (DNS rebinding)
+    return ServerState(KnowledgeGraph.from_tsv(o.kg) if o.kg else demo_kg(), _as(Faults, o), _as(ServerOptions, o),
+                       callback_policy=policy, budget=QueryBudget(seconds=o.query_seconds),
+                       allowed_hosts=('127.0.0.1', 'localhost', '::1', o.host) if local else None)
 
 # %% ../../nbs/19_translator.cli.ipynb #411e8fbf
 @cli.command('serve', epilog=example("benchnb translator serve --port 8000 --latency 0.2 --error-rate 0.1"))
-def serve_cmd(kg: Optional[Path] = _KgOpt, host: str = _HostOpt, port: int = _PortOpt, latency: float = _LatencyOpt,
-           error_rate: float = _ErrorRateOpt, rate_limit_rate: float = _RateLimitRateOpt,
-           timeout_rate: float = _TimeoutRateOpt, garbage_rate: float = _GarbageRateOpt,
-           fail_first: int = _FailFirstOpt, fail_kind: str = _FailKindOpt, retry_after: float = _RetryAfterOpt,
-           hang: float = _HangOpt, max_results: int = _MaxResultsOpt, trapi_version: str = _TrapiVersionOpt,
-           seed: int = _SeedOpt, min_timeout: float = _MinTimeoutOpt, max_body: int = _MaxBodyOpt,
-           max_jobs: int = _MaxJobsOpt, job_ttl: float = _JobTtlOpt,
-           callback_allow: Optional[list[str]] = _CallbackAllowOpt,
-           allow_private_callbacks: bool = _PrivateCallbacksOpt,
-           enable_faults: bool = _EnableFaultsOpt, query_seconds: float = _QuerySecondsOpt):
+@_bounded(max_body=(1, None), max_jobs=(1, None), job_ttl=(1.0, None), query_seconds=(0.01, None))
+@options_command(ServeOptions)
+def serve_cmd(opts: ServeOptions):
     "Run the reference TRAPI target (sync, async, ARS) with optional latency and faults."
-    from benchnb.translator.server import Faults, serve
-    faults = Faults(latency, error_rate, rate_limit_rate, timeout_rate=timeout_rate, garbage_rate=garbage_rate,
-                    fail_first=fail_first, fail_kind=fail_kind, retry_after=retry_after, hang=hang, seed=seed,
-                    min_timeout=min_timeout)
-    state = _serve_state(kg, host, faults, callback_allow, allow_private_callbacks, query_seconds,
-                         max_results=max_results, trapi_version=trapi_version, max_jobs=max_jobs, job_ttl=job_ttl,
-                         max_body=max_body, enable_faults=enable_faults)
-    check_port_free(host, port)
-    typer.echo(f"benchnb reference TRAPI target on http://{host}:{port}/query ({len(state.kg.edges)} edges)", err=True)
-    serve(state, host, port)
+    from benchnb.translator.server import serve
+    state = _serve_state(opts)
+    check_port_free(opts.host, opts.port)
+    typer.echo(f"benchnb reference TRAPI target on http://{opts.host}:{opts.port}/query ({len(state.kg.edges)} edges)",
+               err=True)
+    serve(state, opts.host, opts.port)
 
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
+_RUN_EXTRAS = (_BENCHMARK, _TARGET, _RESULTS, _param('k', _KOpt, int),
+               _param('no_normalize', typer.Option(False, '--no-normalize', help=field_docs(EvaluateOptions)['no_normalize']), bool),
+               _param('plots', typer.Option(True, '--plots/--no-plots', help=field_docs(EvaluateOptions)['plots']), bool))
+
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
 @resumable
-def run_cmd(benchmark: str = _BenchmarkArg, target: str = _TargetArg, results: Path = _ResultsOpt,
-         url: Optional[str] = _UrlOpt, k: int = KOpt, concurrency: int = _ConcurrencyOpt, timeout: float = _TimeoutOpt,
-         retries: int = _RetriesOpt, no_normalize: bool = _NoNormalizeOpt,
-         plots: bool = typer.Option(True, '--plots/--no-plots', help="Save precision/recall/mAP/top-k PNGs."),
-         probe_timeout: float = _ProbeTimeoutOpt, config: Optional[Path] = ConfigOpt):
+@_bounded(concurrency=(1, None), probe_timeout=(0.0, None))
+@options_command(FetchOptions, *_RUN_EXTRAS)
+def run_cmd(opts: FetchOptions, benchmark: str, target: str, results: Path, k: int, no_normalize: bool, plots: bool):
     "Fetch a benchmark from a target, then evaluate the run."
     from benchnb.translator.fetch import fetch_benchmark
-    s = fetch_benchmark(benchmark, target, results, config=config, url=url, mode=None, unscored=False,
-                        concurrency=concurrency, policy=_policy(timeout, 10.0, retries, 1.0),
-                        probe_timeout=probe_timeout or None)
+    _check_mode(opts.mode)
+    s = fetch_benchmark(benchmark, target, results, opts=opts)
     typer.echo(f"benchnb: {s}", err=True)
     _echo_reasons(s)
-    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, k, out=None, config=config, target=None,
-                                                 no_normalize=no_normalize, normalizer=None, no_xref=False,
-                                                 binding='first', score_from='first', plots=plots, write_json_=True))
+    how = EvaluateOptions(k=k, config=opts.config, no_normalize=no_normalize, plots=plots)
+    _exit_status(s, 'fetched', lambda: _evaluate(benchmark, s.run_dir, how))
 
 # %% ../../nbs/19_translator.cli.ipynb #910bf2c7
 tests_cli = typer.Typer(no_args_is_help=True, add_completion=False,
@@ -491,24 +411,25 @@ def _report_verdicts(runs, rows: list[dict], out: Path, matrix: Path|None):
     typer.echo(f"benchnb: {len(rows)} verdicts in {out}", err=True)
 
 # %% ../../nbs/19_translator.cli.ipynb #08c9094d
-_SuiteArg = typer.Argument(..., help="Suite id (its file name without .json), or 'all'.")
-_TargetsArg = typer.Argument(..., help="Target names from targets.json, or NAME=URL.")
-_VerdictsOpt = typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent (JSON Lines).")
-_SingleUrlOpt = typer.Option(None, '--url', help="URL of the (single) target.")
-_RunIdsOpt = typer.Option(None, '--run-id', '--resume', help="Use (or resume) this run id under RESULTS/SUITE/TARGET.")
-_NewRunsOpt = typer.Option(False, '--new', help="Always start new runs.")
-_RetryFailedRunsOpt = typer.Option(False, '--retry-failed', help="Refetch the failed queries of the latest runs.")
-_LimitPerRunOpt = typer.Option(None, '--limit', help="Fetch at most this many pending queries per run.")
+@dataclass
+class SuitesRunOptions(RunOptions):
+    "How `tests run` sends the suites' queries to each target and what it writes besides the verdicts."
+    url: str|None = None                 # URL of the (single) target.
+    run_id: str|None = opt(None, '--run-id', '--resume')  # Use (or resume) this run id under RESULTS/SUITE/TARGET.
+    new: bool = False                    # Always start new runs.
+    retry_failed: bool = False           # Refetch the failed queries of the latest runs.
+    limit: int|None = None               # Fetch at most this many pending queries per run.
+    normalizer: Path|None = None         # JSON {curie: preferred curie} or a saved NodeNorm reply.
+    nodenorm: bool = False               # Normalize the suites' CURIEs with the Node Normalizer first, as the harness does (network).
+    nodenorm_url: str|None = None        # Node Normalizer get_normalized_nodes URL.
+    matrix: Path|None = None             # Also write the assets × agents matrix (CSV).
+    fail_fast: bool = False              # Send no further suites to a target that answered none of a suite's queries.
+    tests: Path|None = None              # Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).
 
-# %% ../../nbs/19_translator.cli.ipynb #03063885
-_SuiteNormalizerOpt = typer.Option(None, '--normalizer',
-                                   help="JSON {curie: preferred curie} or a saved NodeNorm reply.")
-_NodenormOpt = typer.Option(False, '--nodenorm', help="Normalize the suites' CURIEs with the Node Normalizer first, "
-                                                      "as the harness does (network).")
-_NodenormUrlOpt = typer.Option(None, '--nodenorm-url', help="Node Normalizer get_normalized_nodes URL.")
-_MatrixOpt = typer.Option(None, '--matrix', help="Also write the assets × agents matrix (CSV).")
-_FailFastOpt = typer.Option(False, '--fail-fast',
-                            help="Send no further suites to a target that answered none of a suite's queries.")
+_SUITE_EXTRAS = (_param('suite', typer.Argument(..., help="Suite id (its file name without .json), or 'all'.")),
+                 _param('targets', typer.Argument(..., help="Target names from targets.json, or NAME=URL."), list[str]),
+                 _RESULTS, _param('out', typer.Option(..., '--out', help="Verdicts, one JSON object per asset × agent "
+                                                                          "(JSON Lines)."), Path))
 
 # %% ../../nbs/19_translator.cli.ipynb #60d6aae3
 def _fail_if_none_answered(runs, n_targets: int, out: Path) -> None:
@@ -522,32 +443,19 @@ def _fail_if_none_answered(runs, n_targets: int, out: Path) -> None:
 # %% ../../nbs/19_translator.cli.ipynb #f5ad8340
 @tests_cli.command('run')
 @resumable
-def tests_run_cmd(suite: str = _SuiteArg, targets: list[str] = _TargetsArg, results: Path = _ResultsOpt,
-               out: Path = _VerdictsOpt, url: Optional[str] = _SingleUrlOpt, mode: Optional[str] = _ModeOpt,
-               concurrency: int = typer.Option(8, '--concurrency', '-n', min=1),
-               timeout: float = typer.Option(300.0, '--timeout'),
-               connect_timeout: float = typer.Option(10.0, '--connect-timeout'),
-               retries: int = typer.Option(2, '--retries'), backoff: float = typer.Option(1.0, '--backoff'),
-               run_id: Optional[str] = _RunIdsOpt, new: bool = _NewRunsOpt, retry_failed: bool = _RetryFailedRunsOpt,
-               limit: Optional[int] = _LimitPerRunOpt, poll_interval: float = typer.Option(5.0, '--poll-interval'),
-               max_wait: float = typer.Option(600.0, '--max-wait'), normalizer: Optional[Path] = _SuiteNormalizerOpt,
-               nodenorm: bool = _NodenormOpt, nodenorm_url: Optional[str] = _NodenormUrlOpt,
-               matrix: Optional[Path] = _MatrixOpt, fail_fast: bool = _FailFastOpt,
-               probe_timeout: float = _ProbeTimeoutOpt,
-               tests: Optional[Path] = TestsOpt, config: Optional[Path] = ConfigOpt):
+@_bounded(concurrency=(1, None), probe_timeout=(0.0, None))
+@options_command(SuitesRunOptions, *_SUITE_EXTRAS)
+def tests_run_cmd(opts: SuitesRunOptions, suite: str, targets: list[str], results: Path, out: Path):
     "Run a test suite (or all) against targets; classify every asset × agent by the Test Harness's rules."
     from benchnb.translator.acceptance import load_suites, run_suites
-    _check_mode(mode)
-    tmap = _targets(targets, url)
-    if nodenorm and normalizer: raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
-    ids = [i for i, s in load_suites(tests).items() if s.cases] if suite == 'all' else [suite]
-    norm = _suite_normalized(tests, ids, normalizer, nodenorm, nodenorm_url)
-    runs, rows = run_suites(ids, tmap, results, fail_fast=fail_fast, config=config, mode=mode, concurrency=concurrency,
-                            policy=_policy(timeout, connect_timeout, retries, backoff), run_id=run_id, new=new,
-                            retry_failed=retry_failed, limit=limit, poll_interval=poll_interval, max_wait=max_wait,
-                            normalized=norm, tests=tests, probe_timeout=probe_timeout or None,
-                            stop_if_down=True)     # as fetch: 5 queries in a row blaming the target stop it
-    _report_verdicts(runs, rows, out, matrix)
+    _check_mode(opts.mode)
+    tmap = _targets(targets, opts.url)
+    if opts.nodenorm and opts.normalizer:
+        raise ConfigError("give --normalizer FILE or --nodenorm, not both", field='--nodenorm')
+    ids = [i for i, s in load_suites(opts.tests).items() if s.cases] if suite == 'all' else [suite]
+    norm = _suite_normalized(opts.tests, ids, opts.normalizer, opts.nodenorm, opts.nodenorm_url)
+    runs, rows = run_suites(ids, tmap, results, opts, fail_fast=opts.fail_fast, normalized=norm, tests=opts.tests)
+    _report_verdicts(runs, rows, out, opts.matrix)   # as fetch: 5 queries in a row blaming a target stop it
     _fail_if_none_answered(runs, len(tmap), out)
 
 # %% ../../nbs/19_translator.cli.ipynb #bbaf67d6
@@ -558,7 +466,9 @@ _AccuracyOpt = typer.Option(0.85, '--accuracy', help="Fraction of assets placed 
 @tests_cli.command('serve')
 def tests_serve_cmd(suites: list[str] = _SuitesArg, host: str = typer.Option('127.0.0.1', '--host'),
                  port: int = typer.Option(8000, '--port'), accuracy: float = _AccuracyOpt,
-                 seed: int = typer.Option(0, '--seed'), latency: float = _LatencyOpt, tests: Optional[Path] = TestsOpt):
+                 seed: int = typer.Option(0, '--seed'), latency: float = typer.Option(Faults.latency, '--latency',
+                                                                           help=field_docs(Faults)['latency']),
+                 tests: Optional[Path] = TestsOpt):
     "Run the reference TRAPI target on a demo graph that answers the suites' queries."
     from benchnb.translator.acceptance import acceptance_demo_kg, load_suites
     from benchnb.translator.server import CallbackPolicy, Faults, ServerState, serve

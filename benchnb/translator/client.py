@@ -5,39 +5,23 @@
 # %% ../../nbs/12a_translator.client.ipynb #c9fe6dff
 from __future__ import annotations
 import email.utils, json, os, random, time
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import requests
-from fastcore.basics import patch
 from requests.adapters import HTTPAdapter
 
 from ..core import RunError, get_logger
+from .options import RetryPolicy
 from .queries import normalizer_from_nodenorm
 
 # %% auto #0
-__all__ = ['log', 'NOT_RETRIED', 'LEDGER_FILE', 'NODENORM_URL', 'RetryPolicy', 'is_retryable', 'http_failure_reason',
-           'retry_after_seconds', 'retry_delay', 'Outcome', 'make_session', 'request_json', 'extract_message',
-           'is_failure_marker', 'default_cache_dir', 'NodeNormClient']
+__all__ = ['log', 'LEDGER_FILE', 'NODENORM_URL', 'Outcome', 'make_session', 'request_json', 'extract_message',
+           'is_failure_marker', 'NodeNormClient']
 
 # %% ../../nbs/12a_translator.client.ipynb #9bfed7a7
 log = get_logger('translator.client')
-
-@dataclass
-class RetryPolicy:
-    "Timeouts and retry schedule for one HTTP request."
-    retries: int = 2                 # extra attempts after the first (upstream: 3 attempts in all)
-    connect_timeout: float = 10.0
-    read_timeout: float = 300.0
-    backoff: float = 1.0             # first retry delay (s); doubles each retry
-    max_backoff: float = 60.0
-    jitter: float = 0.5              # delay × (1 + jitter·U[0, 1))
-    max_retry_after: float = 300.0   # cap on a server's Retry-After
-    sleep: Callable[[float], Any] = field(default=time.sleep, repr=False)
-
-    @property
-    def timeout(self) -> tuple[float, float]: return (self.connect_timeout, self.read_timeout)
 
 # %% ../../nbs/12a_translator.client.ipynb #4b03c1cc
 def is_retryable(status: int|None) -> bool:
@@ -166,7 +150,7 @@ def is_failure_marker(response: Any) -> bool:
 # %% ../../nbs/12a_translator.client.ipynb #b1f9bc0f
 NODENORM_URL = 'https://nodenormalization-sri.renci.org/get_normalized_nodes'
 
-def default_cache_dir() -> Path:
+def _default_cache_dir() -> Path:
     "Where NodeNorm replies are cached (`$BENCHNB_CACHE` or `~/.cache/benchnb`)."
     return Path(os.environ.get('BENCHNB_CACHE') or Path.home()/'.cache'/'benchnb')/'nodenorm'
 
@@ -175,37 +159,31 @@ class NodeNormClient:
     def __init__(self, url: str=NODENORM_URL, batch_size: int=500, cache_dir: str|os.PathLike|None=None,
                  policy: RetryPolicy|None=None, session: requests.Session|None=None):
         self.url, self.batch_size, self.policy = url, batch_size, policy or RetryPolicy(read_timeout=120)
-        self.cache_file = Path(cache_dir or default_cache_dir())/'replies.jsonl'
+        self.cache_file = Path(cache_dir or _default_cache_dir())/'replies.jsonl'
         self.session, self.cache = session or make_session(2), {}
         if self.cache_file.exists():
             for line in self.cache_file.read_text(encoding='utf-8').splitlines():
                 try: self.cache.update(json.loads(line))
                 except json.JSONDecodeError: pass
 
-# %% ../../nbs/12a_translator.client.ipynb #8c14e10e
-@patch
-def _post_batch(self: NodeNormClient, batch: list[str]):
-    "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
-    o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
-    if not o.ok or not isinstance(o.response, dict):
-        why = o.reason or 'reply is not an object'
-        raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {why} "
-                       "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
-    got = {c: o.response.get(c) for c in batch}
-    self.cache.update(got)
-    self.cache_file.parent.mkdir(parents=True, exist_ok=True)
-    with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
+    def _post_batch(self, batch: list[str]):
+        "POST one batch of CURIEs and cache the replies (in memory and appended to the cache file)."
+        o = request_json(self.session, 'POST', self.url, {'curies': batch}, self.policy)
+        if not o.ok or not isinstance(o.response, dict):
+            why = o.reason or 'reply is not an object'
+            raise RunError(f"Node Normalizer request failed after {o.attempts} attempt(s): {why} "
+                           "(use --no-normalize or --normalizer FILE to evaluate offline)", file=self.url)
+        got = {c: o.response.get(c) for c in batch}
+        self.cache.update(got)
+        self.cache_file.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_file, 'a', encoding='utf-8') as f: f.write(json.dumps(got) + '\n')
 
-# %% ../../nbs/12a_translator.client.ipynb #a2a8c650
-@patch
-def get(self: NodeNormClient, curies: Sequence[str]) -> dict[str, Any]:
-    "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
-    missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
-    for i in range(0, len(missing), self.batch_size): self._post_batch(missing[i:i + self.batch_size])
-    return {c: self.cache[c] for c in dict.fromkeys(curies)}
+    def get(self, curies: Sequence[str]) -> dict[str, Any]:
+        "Node Normalizer replies for `curies` (input order), from the cache or in batched POSTs."
+        missing = [c for c in dict.fromkeys(curies) if c not in self.cache]
+        for i in range(0, len(missing), self.batch_size): self._post_batch(missing[i:i + self.batch_size])
+        return {c: self.cache[c] for c in dict.fromkeys(curies)}
 
-# %% ../../nbs/12a_translator.client.ipynb #5f6d935d
-@patch
-def normalizer(self: NodeNormClient, curies: Sequence[str]) -> dict[str, str]:
-    "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
-    return normalizer_from_nodenorm(self.get(curies))
+    def normalizer(self, curies: Sequence[str]) -> dict[str, str]:
+        "Upstream's normalizer (equivalent id → input CURIE) for `curies`."
+        return normalizer_from_nodenorm(self.get(curies))

@@ -9,14 +9,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastcore.basics import patch
 
 from ..core import ConfigError, get_logger, resource_path
 
 # %% auto #0
-__all__ = ['log', 'ENDPOINTS', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'default_config_dir', 'read_utf8',
-           'read_json', 'read_tsv', 'Template', 'check_template', 'Source', 'load_source', 'Endpoint', 'Target',
-           'check_endpoint', 'check_targets', 'TranslatorConfig', 'check_benchmarks', 'load_config']
+__all__ = ['log', 'MODES', 'QUERY_OPTIONS', 'LOG_LEVELS', 'TranslatorConfigError', 'read_json', 'Template', 'Source', 'Endpoint',
+           'Target', 'TranslatorConfig', 'load_config']
 
 # %% ../../nbs/10_translator.config.ipynb #bb08e1af
 log = get_logger('translator.config')
@@ -24,12 +22,12 @@ log = get_logger('translator.config')
 class TranslatorConfigError(ConfigError):
     "A Translator config file (data table, template, benchmarks.json, targets.json) is invalid."
 
-def default_config_dir() -> Path:
+def _default_config_dir() -> Path:
     "The shipped config directory (the ten upstream benchmarks)."
     return resource_path('config', 'translator')
 
 # %% ../../nbs/10_translator.config.ipynb #bb46ca4a
-def read_utf8(path: Path) -> str:
+def _read_utf8(path: Path) -> str:
     "The text of `path`; a file that is not UTF-8 raises `TranslatorConfigError` naming it and the first bad byte."
     try: return path.read_text(encoding='utf-8-sig')
     except UnicodeDecodeError as e:
@@ -40,7 +38,7 @@ def read_json(path: str|os.PathLike) -> Any:
     "Parse the JSON file `path`; a missing or malformed file raises `TranslatorConfigError` naming it."
     path = Path(path)
     if not path.is_file(): raise TranslatorConfigError("file not found", file=path)
-    try: return json.loads(read_utf8(path))
+    try: return json.loads(_read_utf8(path))
     except json.JSONDecodeError as e:
         raise TranslatorConfigError(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", file=path) from None
     except RecursionError: raise TranslatorConfigError("JSON nested too deep to read", file=path) from None
@@ -71,7 +69,7 @@ def read_tsv(path: str|os.PathLike) -> tuple[list[str], list[dict[str, str]]]:
     "Header and rows (dicts, file order) of a tab-separated file; CRLF accepted, ragged or blank rows rejected."
     path = Path(path)
     if not path.is_file(): raise TranslatorConfigError("data table not found", file=path)
-    reader = csv.reader(io.StringIO(read_utf8(path)), delimiter='\t', quotechar='"')
+    reader = csv.reader(io.StringIO(_read_utf8(path)), delimiter='\t', quotechar='"')
     lines = [(reader.line_num, row) for row in reader]
     while lines and not lines[-1][1]: lines.pop()            # trailing blank lines
     if not lines: raise TranslatorConfigError("empty file: a header row is required", file=path)
@@ -90,17 +88,15 @@ class Template:
     @property
     def query_graph(self) -> dict: return self.message['message']['query_graph']
 
-# %% ../../nbs/10_translator.config.ipynb #e523965d
-@patch(as_prop=True)
-def pinned(self: Template) -> list[str]:
-    "qnode ids with `ids: []`, in template order."
-    return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
+    @property
+    def pinned(self) -> list[str]:
+        "qnode ids with `ids: []`, in template order."
+        return [q for q, n in self.query_graph['nodes'].items() if 'ids' in n]
 
-# %% ../../nbs/10_translator.config.ipynb #3a3fbe58
-@patch(as_prop=True)
-def unpinned(self: Template) -> list[str]:
-    "qnode ids without `ids`, in template order."
-    return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
+    @property
+    def unpinned(self) -> list[str]:
+        "qnode ids without `ids`, in template order."
+        return [q for q, n in self.query_graph['nodes'].items() if 'ids' not in n]
 
 # %% ../../nbs/10_translator.config.ipynb #1cba8685
 _TEMPLATE_SHAPE = '{"message": {"query_graph": {"nodes": {...}, "edges": {...}}}}'
@@ -206,7 +202,7 @@ def load_source(path: str|os.PathLike) -> Source:
     return src
 
 # %% ../../nbs/10_translator.config.ipynb #3c1d866f
-ENDPOINTS = ('fetch', 'fetch_unscored', 'score')
+_ENDPOINTS = ('fetch', 'fetch_unscored', 'score')
 MODES = ('sync', 'async', 'ars')
 QUERY_OPTIONS = ('timeout', 'log_level', 'bypass_cache')   # top level in TRAPI 1.x; in Query.parameters in TRAPI 2.0
 LOG_LEVELS = ('ERROR', 'WARNING', 'INFO', 'DEBUG')
@@ -288,15 +284,15 @@ def check_endpoint(name: str, kind: str, d: Any, path: Path, trapi: str='1.5') -
 def _target_endpoints(name: str, entry: Any, path: Path) -> dict:
     "The endpoint entries of target `name` (all but `trapi`); an empty entry or an unknown key raises."
     if not isinstance(entry, dict) or not entry:
-        msg = f"a target is an object with any of {', '.join(ENDPOINTS)}"
+        msg = f"a target is an object with any of {', '.join(_ENDPOINTS)}"
         raise TranslatorConfigError(msg, file=path, field=name, value=entry)
-    unknown = [k for k in entry if k not in ENDPOINTS + ('trapi',)]
+    unknown = [k for k in entry if k not in _ENDPOINTS + ('trapi',)]
     if unknown:
-        msg = f"unknown entry (expected {', '.join(ENDPOINTS)} or trapi)"
+        msg = f"unknown entry (expected {', '.join(_ENDPOINTS)} or trapi)"
         raise TranslatorConfigError(msg, file=path, field=f"{name}.{unknown[0]}")
     eps = {k: v for k, v in entry.items() if k != 'trapi'}
     if not eps:
-        msg = f"a target needs at least one of {', '.join(ENDPOINTS)}"
+        msg = f"a target needs at least one of {', '.join(_ENDPOINTS)}"
         raise TranslatorConfigError(msg, file=path, field=name, value=entry)
     return eps
 
@@ -382,7 +378,7 @@ def check_benchmarks(obj: Any, path: Path, root: Path, sources: dict[str, Source
 # %% ../../nbs/10_translator.config.ipynb #2adefa4b
 def load_config(path: str|os.PathLike|None=None) -> TranslatorConfig:
     "Load and validate a config directory (default: the shipped one)."
-    root = Path(path) if path is not None else default_config_dir()
+    root = Path(path) if path is not None else _default_config_dir()
     if not root.is_dir(): raise TranslatorConfigError("config directory not found", file=root)
     sources = {}
     benchmarks = check_benchmarks(read_json(root/'benchmarks.json'), root/'benchmarks.json', root, sources)

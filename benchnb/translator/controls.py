@@ -13,10 +13,11 @@ import numpy as np
 from ..core import DataError
 from ..resultsdb.site import register_control
 from ..family import family_named, unit_kinds
-from .sweep import translator_rows
+from ..options import from_mapping
+from .sweep import TranslatorUnitOptions, translator_rows
 
 # %% auto #0
-__all__ = ['TRANSLATOR_CONTROLS', 'oracle_pairs', 'control_kg', 'run_translator_control']
+__all__ = []
 
 # %% ../../nbs/17a_translator.controls.ipynb #1aa0e468
 TRANSLATOR_CONTROLS = {'control-shuffled': 'negative', 'control-oracle': 'positive'}
@@ -51,17 +52,15 @@ def control_kg(control: str, benchmark: str, config: str|None=None, seed: int=0)
 def run_translator_control(unit: dict, work_dir: str) -> list[dict]:
     "Serve the control's knowledge graph locally, fetch `dataset` (a benchmark) from it and evaluate it."
     from benchnb.translator.evaluate import evaluate_results
-    from benchnb.translator.fetch import RetryPolicy, fetch_benchmark
+    from benchnb.translator.fetch import fetch_benchmark
     from benchnb.translator.leaderboard import translator_observations
     from benchnb.translator.server import ReferenceServer
-    o, bench, target = unit['options'], unit['dataset'], unit['model']
-    server = ReferenceServer(control_kg(target, bench, o['config'], unit['seed'] or 0)).start()
-    try:
-        s = fetch_benchmark(bench, target, Path(work_dir)/'translator'/unit['unit_id'], o['config'],
-                            url=server.url + '/query', concurrency=o['concurrency'],
-                            policy=RetryPolicy(retries=2, backoff=0.5), new=True)
+    o, bench, target = from_mapping(TranslatorUnitOptions, unit['options']), unit['dataset'], unit['model']
+    server = ReferenceServer(control_kg(target, bench, o.config, unit['seed'] or 0)).start()
+    run_dir = Path(work_dir)/'translator'/unit['unit_id']
+    try: s = fetch_benchmark(bench, target, run_dir, opts=o.fetching(server.url + '/query'))
     finally: server.stop()
-    ev = evaluate_results(bench, s.run_dir, target, o['k'], o['config'])[0]
+    ev = evaluate_results(bench, s.run_dir, target, config=o.config, **o.judging())[0]
     return translator_rows(ev) + translator_observations(ev.save(plots=False)[0])
 
 # %% ../../nbs/17a_translator.controls.ipynb #0e00ea97

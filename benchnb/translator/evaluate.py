@@ -7,28 +7,26 @@ from __future__ import annotations
 import contextlib, gc, itertools, json, math, os
 from collections import Counter
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from fastcore.basics import patch
 
-from ..core import DataError, get_logger
+from ..core import DataError, Registry, get_logger
 from ..results import bootstrap_ci
 from ..runs import Ledger, write_json, write_text
 from .client import (
     LEDGER_FILE, NODENORM_URL, NodeNormClient, _get, extract_message, is_failure_marker)
+from .options import Judging
 from .queries import Query, ground_truth, uid_filenames
 from .validate import Problem, validate_response
 
 # %% auto #0
-__all__ = ['log', 'ORDERS', 'SCORE_GETTERS', 'SCORE_SOURCES', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'result_score',
-           'bound_ids', 'rank_results', 'score_source', 'rank_scored', 'add_xref_aliases', 'judge', 'path_nodes',
-           'set_members', 'answer_view', 'Evaluation', 'malformed_results', 'query_status', 'bad_score',
-           'evaluate_responses', 'ResponseFiles', 'match_response', 'is_trapi_response', 'load_responses',
-           'result_dirs', 'report_ks', 'plot_metric', 'save_plots', 'make_normalizer', 'evaluate_results',
-           'synthetic_responses']
+__all__ = ['log', 'TRANSLATOR_METRICS', 'translator_metrics', 'UPSTREAM', 'EXTRAS', 'PLOTS', 'paused_gc', 'score_source',
+           'rank_scored', 'judge', 'path_nodes', 'Evaluation', 'query_status', 'evaluate_responses', 'ResponseFiles',
+           'load_responses', 'report_ks', 'plot_metric', 'make_normalizer', 'evaluate_results', 'synthetic_responses']
 
 # %% ../../nbs/13_translator.evaluate.ipynb #06bb46fb
 log = get_logger('translator.evaluate')
@@ -103,7 +101,6 @@ SCORE_GETTERS = {'analysis': _analysis_score, 'result': lambda r: _num(_get(r, '
                  'sugeno': lambda r: _num(_get(r, 'sugeno')), 'rank': lambda r: _num(_get(r, 'rank')),
                  'normalized_score': lambda r: _num(_get(r, 'normalized_score')),
                  'ordering_components': _ordering}
-SCORE_SOURCES = (*SCORE_GETTERS, 'none')
 
 # %% ../../nbs/13_translator.evaluate.ipynb #5bbab0a1
 def score_source(results: Any) -> str:
@@ -292,6 +289,46 @@ def answer_view(results: list, message: dict, query_graph: dict, slots: Sequence
     if not path_slots and not msg_sets: return results, False
     return [_rebind(r, message, pinned, path_slots, msg_sets) for r in results], True
 
+# %% ../../nbs/13_translator.evaluate.ipynb #b562cdee
+@dataclass(frozen=True)
+class TranslatorMetric:
+    "One Translator metric: a row of `TRANSLATOR_METRICS`."
+    name: str                        # its name in output.json, the results database and the leaderboard
+    curve: Callable                  # f(inputs) -> its curve over r = 1..k (a float where `at_k` is False)
+    upstream: bool = False           # in upstream's `metrics` block (else in `extra_metrics`)
+    at_k: bool = True                # a curve over k (False: one value, MRR)
+    text: str|None = None            # its row label in upstream's text report (None: not there)
+    plot: tuple|None = None          # (axis label, PNG file) of its plot over k (None: not plotted)
+    observe: Callable|None = None    # f(output.json's entry of one query) -> that query's value at k (None: none)
+    board_curve: bool = False        # drawn by the leaderboard's curves over k
+    higher_is_better: bool = True
+
+def _pooled_recall(c) -> np.ndarray: return c.tp.sum(0) / max(int(c.n_relevant.sum()), 1)
+def _mean(key: str) -> Callable: return lambda c: c.pq[key].sum(0) / c.n
+
+# %% ../../nbs/13_translator.evaluate.ipynb #d0e0dd6a
+_M = TranslatorMetric
+TRANSLATOR_METRICS = (
+    _M('precision_at_k', lambda c: c.tp.sum(0) / (c.ranks * c.n), upstream=True, text='Precision @ k\t\t',
+       plot=('Precision @ $k$', 'precision.png'), observe=lambda q: q['precision_at_k'][-1], board_curve=True),
+    _M('recall_at_k', _pooled_recall, upstream=True, text='Recall @ k\t\t', plot=('Recall @ $k$', 'recall.png'),
+       board_curve=True),
+    _M('mean_average_precision_at_k', _mean('average_precision'), upstream=True, text='mAP @ k\t\t\t',
+       plot=('mAP @ $k$', 'mAP.png'), observe=lambda q: q['average_precision_at_k'][-1], board_curve=True),
+    _M('top_k_accuracy', _pooled_recall, upstream=True, text='Top-k Accuracy\t\t',
+       plot=('Top-$k$ Accuracy', 'top_k_accuracy.png')),
+    _M('mean_reciprocal_rank', lambda c: float(c.pq['reciprocal_rank'].sum() / c.n), upstream=True, at_k=False,
+       observe=lambda q: 1 / min(q['relevant_result_ranks']) if q.get('relevant_result_ranks') else 0.0),
+    _M('ndcg_at_k', _mean('ndcg'), plot=('NDCG @ $k$', 'ndcg.png')),
+    _M('hit_at_k', lambda c: (c.tp > 0).sum(0) / c.n, plot=('Hit @ $k$', 'hit.png'),
+       observe=lambda q: float(bool(q.get('relevant_result_ranks')))),
+    _M('macro_recall_at_k', _mean('recall'), observe=lambda q: q['recall_at_k'][-1]))
+
+translator_metrics = Registry('Translator metric')
+for _t in TRANSLATOR_METRICS: translator_metrics.register(_t.name, _t)
+UPSTREAM = tuple(t.name for t in TRANSLATOR_METRICS if t.upstream)       # upstream's `metrics`, in its order
+EXTRAS = tuple(t.name for t in TRANSLATOR_METRICS if not t.upstream)     # benchnb's `extra_metrics`
+
 # %% ../../nbs/13_translator.evaluate.ipynb #8ae8a9f3
 @dataclass
 class Evaluation:
@@ -309,63 +346,122 @@ class Evaluation:
     warnings: list[str] = field(default_factory=list)   # what the evaluator could not do as asked
     resources: dict|None = None                         # what evaluating cost (`runs.ResourceMeter.read()`), if metered
 
-# %% ../../nbs/13_translator.evaluate.ipynb #d165fdaf
-@patch(as_prop=True)
-def k(self: Evaluation) -> int: return self.hits.shape[1]
-@patch(as_prop=True)
-def ranks(self: Evaluation) -> np.ndarray: return np.arange(1, self.k + 1)
-@patch(as_prop=True)
-def tp(self: Evaluation) -> np.ndarray: return np.cumsum(self.hits, axis=1)
+    @property
+    def k(self) -> int: return self.hits.shape[1]
+    @property
+    def ranks(self) -> np.ndarray: return np.arange(1, self.k + 1)
+    @property
+    def tp(self) -> np.ndarray: return np.cumsum(self.hits, axis=1)
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6023e62b
-@patch
-def per_query(self: Evaluation) -> dict[str, np.ndarray]:
-    "Per-query arrays (N × k): precision, recall, average precision, ndcg; and (N,) reciprocal rank."
-    h, tp, r, R = self.hits, self.tp, self.ranks, np.maximum(self.n_relevant, 1)[:, None]
-    ap = np.cumsum(np.where(h, tp / r, 0.0), axis=1) / np.minimum(r, R)
-    disc = 1.0 / np.log2(r + 1)
-    idcg = np.cumsum(disc)[np.minimum(r, R) - 1]
-    first = np.where(h.any(1), h.argmax(1) + 1, 0)
-    return {'precision': tp / r, 'recall': tp / R, 'average_precision': ap, 'ndcg': np.cumsum(h * disc, axis=1) / idcg,
-            'reciprocal_rank': np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)}
+    def per_query(self) -> dict[str, np.ndarray]:
+        "Per-query arrays (N × k): precision, recall, average precision, ndcg; and (N,) reciprocal rank."
+        h, tp, r, R = self.hits, self.tp, self.ranks, np.maximum(self.n_relevant, 1)[:, None]
+        ap = np.cumsum(np.where(h, tp / r, 0.0), axis=1) / np.minimum(r, R)
+        disc = 1.0 / np.log2(r + 1)
+        idcg = np.cumsum(disc)[np.minimum(r, R) - 1]
+        first = np.where(h.any(1), h.argmax(1) + 1, 0)
+        return {'precision': tp / r, 'recall': tp / R, 'average_precision': ap, 'ndcg': np.cumsum(h * disc, axis=1) / idcg,
+                'reciprocal_rank': np.where(first > 0, 1.0 / np.maximum(first, 1), 0.0)}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6b511bb3
-@patch
-def curves(self: Evaluation, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
-    "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
-    m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
-    pq, tp, n = self.per_query(), self.tp[m], max(int(m.sum()), 1)
-    recall = tp.sum(0) / max(int(self.n_relevant[m].sum()), 1)
-    return {'precision_at_k': tp.sum(0) / (self.ranks * n), 'recall_at_k': recall,
-            'mean_average_precision_at_k': pq['average_precision'][m].sum(0) / n, 'top_k_accuracy': recall.copy(),
-            'mean_reciprocal_rank': float(pq['reciprocal_rank'][m].sum() / n),
-            'ndcg_at_k': pq['ndcg'][m].sum(0) / n, 'hit_at_k': (tp > 0).sum(0) / n,
-            'macro_recall_at_k': pq['recall'][m].sum(0) / n}
+    def curves(self, mask: np.ndarray|None=None) -> dict[str, np.ndarray|float]:
+        "Aggregate metric curves over r = 1..k (upstream five + extras), optionally over a subset of queries."
+        m = np.ones(len(self.uids), bool) if mask is None else np.asarray(mask, bool)
+        pq = {name: v[m] for name, v in self.per_query().items()}
+        c = SimpleNamespace(pq=pq, tp=self.tp[m], n=max(int(m.sum()), 1), ranks=self.ranks, n_relevant=self.n_relevant[m])
+        return {t.name: t.curve(c) for t in TRANSLATOR_METRICS}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #0805a351
-@patch
-def metric_at(self: Evaluation, metric: str, k: int|Sequence[int]):
-    "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
-    curve = self.curves()[metric]
-    if isinstance(k, (int, np.integer)):
-        if not 1 <= k <= self.k: raise DataError(f"k must be in 1..{self.k}", field='k', value=k)
-        return float(curve[k - 1])
-    return np.asarray(curve)[np.asarray(k) - 1]
+    def metric_at(self, metric: str, k: int|Sequence[int]):
+        "Value(s) of curve `metric` at 1-based `k` (int or sequence)."
+        curve = self.curves()[metric]
+        if isinstance(k, (int, np.integer)):
+            if not 1 <= k <= self.k: raise DataError(f"k must be in 1..{self.k}", field='k', value=k)
+            return float(curve[k - 1])
+        return np.asarray(curve)[np.asarray(k) - 1]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #6b8faa5c
-@patch
-def precision_at_k(self: Evaluation, k): return self.metric_at('precision_at_k', k)
-@patch
-def recall_at_k(self: Evaluation, k): return self.metric_at('recall_at_k', k)
-@patch
-def mAP_at_k(self: Evaluation, k): return self.metric_at('mean_average_precision_at_k', k)
-@patch
-def top_k_accuracy(self: Evaluation, k): return self.metric_at('top_k_accuracy', k)
-@patch(as_prop=True)
-def mean_reciprocal_rank(self: Evaluation) -> float: return self.curves()['mean_reciprocal_rank']
+    def precision_at_k(self, k): return self.metric_at('precision_at_k', k)
+
+    def recall_at_k(self, k): return self.metric_at('recall_at_k', k)
+
+    def mAP_at_k(self, k): return self.metric_at('mean_average_precision_at_k', k)
+
+    def top_k_accuracy(self, k): return self.metric_at('top_k_accuracy', k)
+
+    @property
+    def mean_reciprocal_rank(self) -> float: return self.curves()['mean_reciprocal_rank']
+
+    def failures(self) -> dict:
+        "Counts of answered / empty / failed / missing queries and the failure rate."
+        c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
+        return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
+
+    def confidence_intervals(self, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
+        "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
+        pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
+        ci = lambda v: list(bootstrap_ci(v, n_boot=n_boot, level=level, seed=seed))
+        pooled = lambda idx, axis: tp[idx.astype(int)].sum(axis) / R[idx.astype(int)].sum(axis)
+        recall = list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed))
+        return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]), 'recall_at_k': recall,
+                'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]),
+                'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
+                'ndcg_at_k': ci(pq['ndcg'][:, -1]), 'hit_at_k': ci((tp > 0).astype(float))}
+
+    def to_dict(self, ci: bool=True) -> dict:
+        "The `output.json` content: upstream keys first, then benchnb's extras."
+        c, pq = self.curves(), self.per_query()
+        bench = {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())}
+        out = {'k': self.k, 'benchmark': bench, 'metrics': _metric_block(c, UPSTREAM), 'queries': _query_block(self, pq)}
+        ca = self.curves(np.isin(self.status, ['answered', 'empty']))
+        out['target'] = self.target
+        if self.options: out['evaluation_options'] = dict(self.options)
+        if self.warnings: out['warnings'] = list(self.warnings)
+        out['extra_metrics'] = {**{m: _floats(c[m]) for m in EXTRAS}, 'answered_only': _metric_block(ca, UPSTREAM + EXTRAS)}
+        if ci: out['confidence_intervals'] = self.confidence_intervals()
+        out['failures'] = self.failures()
+        out['query_status'] = dict(zip(self.uids, self.status))
+        if self.resources: out['resources'] = dict(self.resources)
+        return out
+
+    def to_json(self, output_dir: str|os.PathLike, ci: bool=True) -> Path:
+        "Write `output.json` (indent 4) into `output_dir`."
+        return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
+
+    def table(self, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
+        "Metrics (rows) × k (columns); MRR is constant across k."
+        ks = list(ks or report_ks(self.k))
+        c = self.curves(np.isin(self.status, ['answered', 'empty']) if answered_only else None)
+        rows = {t.name: [c[t.name][x - 1] for x in ks] for t in TRANSLATOR_METRICS if t.at_k}
+        rows |= {t.name: [c[t.name]] * len(ks) for t in TRANSLATOR_METRICS if not t.at_k}     # constant across k
+        return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
+
+    def query_table(self) -> pd.DataFrame:
+        "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
+        pq, k = self.per_query(), self.k
+        first = np.where(self.hits.any(1), self.hits.argmax(1) + 1, 0)
+        n_results = self.n_results if self.n_results is not None else np.nan
+        return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': n_results,
+                             'n_relevant': self.n_relevant, 'hits': self.hits.sum(1),
+                             'first_hit_rank': np.where(first > 0, first, np.nan),
+                             f'precision@{k}': pq['precision'][:, -1], f'recall@{k}': pq['recall'][:, -1],
+                             f'AP@{k}': pq['average_precision'][:, -1], f'NDCG@{k}': pq['ndcg'][:, -1]})
+
+    def text_report(self, results_dir: str|os.PathLike|None=None) -> str:
+        "Upstream's plain-text metric block."
+        ks, c = report_ks(self.k), self.curves()
+        lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n",
+                 '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
+        lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in _TEXT_ROWS.items()]
+        return '\n'.join(lines + ['', f"Mean Reciprocal Rank\t{c['mean_reciprocal_rank']}", ''])
+
+    def save(self, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
+             ci: bool=True) -> list[Path]:
+        "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."
+        out = Path(out_dir or self.results_dir or '.')
+        paths = [self.to_json(out, ci)] if json_ else []
+        paths.append(write_text(out/'report.txt', self.text_report()))
+        return paths + (save_plots(self, out) if plots else [])
 
 # %% ../../nbs/13_translator.evaluate.ipynb #41aff6a4
-def malformed_results(response: Any) -> str|None:
+def _malformed_results(response: Any) -> str|None:
     "What is wrong with a response's `message` (not an object) or `message.results` (not a list), else None."
     raw = _get(response, 'message') if isinstance(response, dict) and 'message' in response else None
     if raw is not None and not isinstance(raw, dict):
@@ -382,31 +478,31 @@ def _short(v: Any, n: int=40) -> str:
 def query_status(response: Any, failed: bool=False) -> str:
     "answered | empty | failed | missing (a response whose `results` is not a list is failed: it answered nothing)."
     if response is None: return 'failed' if failed else 'missing'
-    if is_failure_marker(response) or malformed_results(response): return 'failed'
+    if is_failure_marker(response) or _malformed_results(response): return 'failed'
     return 'answered' if _get(extract_message(response), 'results') else 'empty'
 
 # %% ../../nbs/13_translator.evaluate.ipynb #36908cec
-def _check_options(queries: Sequence[Query], benchmark: str, k: int, binding: str, score_from: str, order_by: str):
+def _check_options(queries: Sequence[Query], benchmark: str, j: Judging):
     "DataError for a benchmark without queries, k < 1, or an unknown binding / score_from / order_by."
     if not queries: raise DataError("the benchmark has no queries", field='benchmark', value=benchmark)
-    if k < 1: raise DataError("k must be at least 1", field='k', value=k)
-    choices = (('binding', binding, ('first', 'any')), ('score_from', score_from, ('first', 'max')),
-               ('order_by', order_by, ORDERS))
+    if j.k < 1: raise DataError("k must be at least 1", field='k', value=j.k)
+    choices = (('binding', j.binding, ('first', 'any')), ('score_from', j.score_from, ('first', 'max')),
+               ('order_by', j.order_by, ORDERS))
     for name, v, ok in choices:
         if v not in ok: raise DataError(f"must be one of {', '.join(ok)}", field=name, value=v)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #1497104d
-def _judge_response(resp: Any, q: Query, k: int, norm: dict[str, str], truth: set[tuple], binding: str='first',
-                    score_from: str='first', order_by: str='score', use_xref: bool=True) -> tuple[int, str, np.ndarray]:
+def _judge_response(resp: Any, q: Query, norm: dict[str, str], truth: set[tuple],
+                    j: Judging) -> tuple[int, str, np.ndarray]:
     "(results returned, score source used, hits at 1..k) of one stored response to `q`."
     msg = extract_message(resp)
     results = msg.get('results')
     n = len(results) if isinstance(results, list) else 0
     anyb = False
     if n: results, anyb = answer_view(results, msg, _get(q.message, 'message', 'query_graph') or {}, q.slots)
-    ranked, src = rank_scored(results, k, score_from, order_by)
-    if use_xref: add_xref_aliases(norm, msg)
-    return n, src, judge(ranked, truth, q.slots, k, norm, 'any' if anyb else binding)
+    ranked, src = rank_scored(results, j.k, j.score_from, j.order_by)
+    if not j.no_xref: add_xref_aliases(norm, msg)
+    return n, src, judge(ranked, truth, q.slots, j.k, norm, 'any' if anyb else j.binding)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #9042a0e0
 def bad_score(results: Any) -> tuple[str, Any]|None:
@@ -423,19 +519,19 @@ def bad_score(results: Any) -> tuple[str, Any]|None:
     return None
 
 # %% ../../nbs/13_translator.evaluate.ipynb #ff88a94b
-def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], k: int, norm: dict[str, str],
-               truth: dict[str, set], validate: bool, opts: dict) -> tuple[dict, Counter, list[str], list[tuple]]:
+def _judge_all(queries: Sequence[Query], responses: Mapping[str, Any], failed: set[str], norm: dict[str, str],
+               truth: dict[str, set], j: Judging) -> tuple[dict, Counter, list[str], list[tuple]]:
     "(Evaluation's hits, n_relevant, status, n_results and problems; score-source counts; unscored; malformed)."
-    hits, status, n_res = np.zeros((len(queries), k), bool), [], np.zeros(len(queries), int)
-    problems, sources, unscored, malformed = [] if validate else None, Counter(), [], []
+    hits, status, n_res = np.zeros((len(queries), j.k), bool), [], np.zeros(len(queries), int)
+    problems, sources, unscored, malformed = [] if j.validate else None, Counter(), [], []
     for i, q in enumerate(queries):
         resp = responses.get(q.uid)
         status.append(query_status(resp, q.uid in failed))
-        if resp is not None and (why := malformed_results(resp)): malformed.append((q.uid, why))
+        if resp is not None and (why := _malformed_results(resp)): malformed.append((q.uid, why))
         if status[-1] not in ('answered', 'empty'): continue
-        if validate: problems += validate_response(resp, q.uid, q.slots)
+        if j.validate: problems += validate_response(resp, q.uid, q.slots)
         if bad := bad_score(extract_message(resp).get('results')): malformed.append((q.uid, f"{bad[0]} is {bad[1]!r}"))
-        n_res[i], src, hits[i] = _judge_response(resp, q, k, norm, truth[q.uid], **opts)
+        n_res[i], src, hits[i] = _judge_response(resp, q, norm, truth[q.uid], j)
         if n_res[i]: sources[src] += 1
         if src == 'none' and n_res[i] > 1: unscored.append(q.uid)
     R = np.array([len(truth[q.uid]) for q in queries])
@@ -462,20 +558,16 @@ def _malformed_warning(benchmark: str, malformed: list[tuple]) -> list[str]:
 # %% ../../nbs/13_translator.evaluate.ipynb #d49f43e4
 @paused_gc()
 def evaluate_responses(benchmark: str, queries: Sequence[Query], responses: Mapping[str, Any], target: str='target',
-                       k: int=20, normalizer: Mapping[str, str]|None=None, use_xref: bool=True, binding: str='first',
-                       score_from: str='first', failed: Iterable[str]=(), results_dir: str|None=None,
-                       order_by: str='score', validate: bool=False) -> Evaluation:
-    "Judge `responses` (uid → TRAPI response or None) for `queries`; return an `Evaluation`."
-    _check_options(queries, benchmark, k, binding, score_from, order_by)
-    opts = {'binding': binding, 'score_from': score_from, 'order_by': order_by, 'use_xref': use_xref}
+                       normalizer: Mapping[str, str]|None=None, failed: Iterable[str]=(), **judging) -> Evaluation:
+    "Judge `responses` (uid → TRAPI response or None) for `queries` (`judging`: `Judging` fields); an `Evaluation`."
+    j = Judging(**judging)
+    _check_options(queries, benchmark, j)
     norm, failed = dict(normalizer or {}), set(failed)
     truth = ground_truth(queries, norm)
-    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, k=k, norm=norm, truth=truth,
-                                                    validate=validate, opts=opts)
-    opts['score_sources'] = dict(sources)
+    cols, sources, unscored, malformed = _judge_all(queries, responses, failed, norm, truth, j)
+    opts = {**j.recorded(), 'score_sources': dict(sources)}
     warn = _unscored_warning(benchmark, unscored) + _malformed_warning(benchmark, malformed)
-    uids = [q.uid for q in queries]
-    return Evaluation(benchmark, target, uids, results_dir=results_dir, options=opts, warnings=warn, **cols)
+    return Evaluation(benchmark, target, [q.uid for q in queries], options=opts, warnings=warn, **cols)
 
 # %% ../../nbs/13_translator.evaluate.ipynb #ac0e808a
 class ResponseFiles(Mapping):
@@ -562,30 +654,6 @@ def result_dirs(run_dir: str|os.PathLike) -> list[Path]:
     subs = sorted(p for p in run_dir.iterdir() if p.is_dir() and any(p.glob('*.json')))
     return subs or [run_dir]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #10d6f72b
-UPSTREAM = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k', 'top_k_accuracy',
-            'mean_reciprocal_rank')
-EXTRAS = ('ndcg_at_k', 'hit_at_k', 'macro_recall_at_k')
-
-@patch
-def failures(self: Evaluation) -> dict:
-    "Counts of answered / empty / failed / missing queries and the failure rate."
-    c = {s: self.status.count(s) for s in ('answered', 'empty', 'failed', 'missing')}
-    return {**c, 'total': len(self.uids), 'failure_rate': (c['failed'] + c['missing']) / len(self.uids)}
-
-# %% ../../nbs/13_translator.evaluate.ipynb #e2713f85
-@patch
-def confidence_intervals(self: Evaluation, n_boot: int=2000, level: float=0.95, seed: int=0) -> dict[str, list[float]]:
-    "Bootstrap CIs at k over queries: precision, pooled recall, mAP, MRR, NDCG, hit."
-    pq, k, tp, R = self.per_query(), self.k, self.tp[:, -1].astype(float), self.n_relevant.astype(float)
-    ci = lambda v: list(bootstrap_ci(v, n_boot=n_boot, level=level, seed=seed))
-    pooled = lambda idx, axis: tp[idx.astype(int)].sum(axis) / R[idx.astype(int)].sum(axis)
-    recall = list(bootstrap_ci(np.arange(len(tp)), stat=pooled, n_boot=n_boot, level=level, seed=seed))
-    return {'level': level, 'k': k, 'precision_at_k': ci(pq['precision'][:, -1]), 'recall_at_k': recall,
-            'mean_average_precision_at_k': ci(pq['average_precision'][:, -1]),
-            'mean_reciprocal_rank': ci(pq['reciprocal_rank']),
-            'ndcg_at_k': ci(pq['ndcg'][:, -1]), 'hit_at_k': ci((tp > 0).astype(float))}
-
 # %% ../../nbs/13_translator.evaluate.ipynb #cd62da82
 def _floats(a) -> list[float]:
     "A curve as a JSON-ready list of floats."
@@ -594,7 +662,7 @@ def _floats(a) -> list[float]:
 # %% ../../nbs/13_translator.evaluate.ipynb #35dbc580
 def _metric_block(c: dict, metrics: Sequence[str]) -> dict:
     "`metrics` of curves `c` as JSON: lists of floats, MRR one float."
-    return {m: c[m] if m == 'mean_reciprocal_rank' else _floats(c[m]) for m in metrics}
+    return {m: _floats(c[m]) if translator_metrics[m].at_k else c[m] for m in metrics}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #57d66ae1
 def _query_block(ev: Evaluation, pq: dict) -> dict:
@@ -604,76 +672,16 @@ def _query_block(ev: Evaluation, pq: dict) -> dict:
                 'relevant_result_ranks': [int(r) + 1 for r in np.flatnonzero(ev.hits[i])]}
             for i, u in enumerate(ev.uids)}
 
-# %% ../../nbs/13_translator.evaluate.ipynb #b135ed57
-@patch
-def to_dict(self: Evaluation, ci: bool=True) -> dict:
-    "The `output.json` content: upstream keys first, then benchnb's extras."
-    c, pq = self.curves(), self.per_query()
-    bench = {'name': self.benchmark, 'num_queries': len(self.uids), 'num_relevant_results': int(self.n_relevant.sum())}
-    out = {'k': self.k, 'benchmark': bench, 'metrics': _metric_block(c, UPSTREAM), 'queries': _query_block(self, pq)}
-    ca = self.curves(np.isin(self.status, ['answered', 'empty']))
-    out['target'] = self.target
-    if self.options: out['evaluation_options'] = dict(self.options)
-    if self.warnings: out['warnings'] = list(self.warnings)
-    out['extra_metrics'] = {**{m: _floats(c[m]) for m in EXTRAS}, 'answered_only': _metric_block(ca, UPSTREAM + EXTRAS)}
-    if ci: out['confidence_intervals'] = self.confidence_intervals()
-    out['failures'] = self.failures()
-    out['query_status'] = dict(zip(self.uids, self.status))
-    if self.resources: out['resources'] = dict(self.resources)
-    return out
-
-# %% ../../nbs/13_translator.evaluate.ipynb #5e076ac0
-@patch
-def to_json(self: Evaluation, output_dir: str|os.PathLike, ci: bool=True) -> Path:
-    "Write `output.json` (indent 4) into `output_dir`."
-    return write_json(Path(output_dir)/'output.json', self.to_dict(ci), indent=4)
-
 # %% ../../nbs/13_translator.evaluate.ipynb #e8bff1d3
 def report_ks(k: int) -> list[int]:
     "Text report k columns: those of 1, 5, 10, 20, 50, 100, 200, 500 below k, then k (works for k = 1)."
     return [x for x in (1, 5, 10, 20, 50, 100, 200, 500) if x < k] + [k]
 
-# %% ../../nbs/13_translator.evaluate.ipynb #892cc9c7
-@patch
-def table(self: Evaluation, ks: Sequence[int]|None=None, answered_only: bool=False) -> pd.DataFrame:
-    "Metrics (rows) × k (columns); MRR is constant across k."
-    ks = list(ks or report_ks(self.k))
-    c = self.curves(np.isin(self.status, ['answered', 'empty']) if answered_only else None)
-    rows = {m: [c[m][x - 1] for x in ks] for m in UPSTREAM[:4] + EXTRAS}
-    rows['mean_reciprocal_rank'] = [c['mean_reciprocal_rank']] * len(ks)
-    return pd.DataFrame(rows, index=[f"k={x}" for x in ks]).T
-
-# %% ../../nbs/13_translator.evaluate.ipynb #a88e29c0
-@patch
-def query_table(self: Evaluation) -> pd.DataFrame:
-    "One row per query: status, results returned, R_q, hits, first hit rank, P/R/AP/NDCG at k."
-    pq, k = self.per_query(), self.k
-    first = np.where(self.hits.any(1), self.hits.argmax(1) + 1, 0)
-    n_results = self.n_results if self.n_results is not None else np.nan
-    return pd.DataFrame({'uid': self.uids, 'status': self.status, 'n_results': n_results,
-                         'n_relevant': self.n_relevant, 'hits': self.hits.sum(1),
-                         'first_hit_rank': np.where(first > 0, first, np.nan),
-                         f'precision@{k}': pq['precision'][:, -1], f'recall@{k}': pq['recall'][:, -1],
-                         f'AP@{k}': pq['average_precision'][:, -1], f'NDCG@{k}': pq['ndcg'][:, -1]})
-
 # %% ../../nbs/13_translator.evaluate.ipynb #724197a2
-_TEXT_ROWS = {'Precision @ k\t\t': 'precision_at_k', 'Recall @ k\t\t': 'recall_at_k',
-              'mAP @ k\t\t\t': 'mean_average_precision_at_k', 'Top-k Accuracy\t\t': 'top_k_accuracy'}
-
-@patch
-def text_report(self: Evaluation, results_dir: str|os.PathLike|None=None) -> str:
-    "Upstream's plain-text metric block."
-    ks, c = report_ks(self.k), self.curves()
-    lines = ['', f"Benchmark: {self.benchmark}", f"Results Directory: {results_dir or self.results_dir}\n",
-             '\t\t\t' + '\t'.join(f'k={x}' for x in ks)]
-    lines += [name + '\t'.join(f'{c[m][x - 1]:.4f}' for x in ks) for name, m in _TEXT_ROWS.items()]
-    return '\n'.join(lines + ['', f"Mean Reciprocal Rank\t{c['mean_reciprocal_rank']}", ''])
+_TEXT_ROWS = {t.text: t.name for t in TRANSLATOR_METRICS if t.text}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #6e87a176
-PLOTS = {'precision_at_k': ('Precision @ $k$', 'precision.png'), 'recall_at_k': ('Recall @ $k$', 'recall.png'),
-         'mean_average_precision_at_k': ('mAP @ $k$', 'mAP.png'),
-         'top_k_accuracy': ('Top-$k$ Accuracy', 'top_k_accuracy.png'),
-         'ndcg_at_k': ('NDCG @ $k$', 'ndcg.png'), 'hit_at_k': ('Hit @ $k$', 'hit.png')}
+PLOTS = {t.name: t.plot for t in TRANSLATOR_METRICS if t.plot}
 
 # %% ../../nbs/13_translator.evaluate.ipynb #fa25e3c0
 def _plot_title(evs: Sequence[Evaluation], ylabel: str) -> str:
@@ -748,30 +756,19 @@ def _result_sources(results: str|os.PathLike|Mapping, uids: Sequence[str], queri
     return [(d, *load_responses(d, uids, queries)) for d in paths]
 
 # %% ../../nbs/13_translator.evaluate.ipynb #91b6aec9
-def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=20, config=None,
-                     normalizer: str|os.PathLike|Mapping='identity', use_xref: bool=True, binding: str='first',
-                     score_from: str='first', order_by: str='score', validate: bool=False) -> list[Evaluation]:
-    "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response."
+def evaluate_results(benchmark: str, results: str|os.PathLike|Mapping, target: str|None=None, k: int=Judging.k,
+                     config=None, normalizer: str|os.PathLike|Mapping='identity', **judging) -> list[Evaluation]:
+    "Evaluate a run directory (ARS: each agent), a results JSON file, or a dict uid → response (`judging`: `Judging`)."
     from benchnb.translator.config import TranslatorConfig, load_config
     from benchnb.translator.queries import build_queries
     cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
     queries = build_queries(cfg, benchmark)
     norm, uids = make_normalizer(queries, normalizer), [q.uid for q in queries]
-    sources = _result_sources(results, uids, queries)
-    return [evaluate_responses(benchmark, queries, resp, target=_target_name(target, d), k=k, normalizer=norm,
-                               use_xref=use_xref, binding=binding, score_from=score_from, failed=failed,
-                               results_dir=str(d) if d else None, order_by=order_by, validate=validate)
-            for d, resp, failed in sources]
-
-# %% ../../nbs/13_translator.evaluate.ipynb #d474171a
-@patch
-def save(self: Evaluation, out_dir: str|os.PathLike|None=None, json_: bool=True, plots: bool=True,
-         ci: bool=True) -> list[Path]:
-    "Write output.json, the text report and the plots into `out_dir` (default: the evaluated directory)."
-    out = Path(out_dir or self.results_dir or '.')
-    paths = [self.to_json(out, ci)] if json_ else []
-    paths.append(write_text(out/'report.txt', self.text_report()))
-    return paths + (save_plots(self, out) if plots else [])
+    evs = []
+    for d, resp, failed in _result_sources(results, uids, queries):
+        evs.append(evaluate_responses(benchmark, queries, resp, _target_name(target, d), norm, failed, k=k, **judging))
+        evs[-1].results_dir = str(d) if d else None
+    return evs
 
 # %% ../../nbs/13_translator.evaluate.ipynb #424217f5
 def _fake_message(q: Query, scores: list[float], planted: np.ndarray, pick: np.ndarray) -> dict:

@@ -10,18 +10,16 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import requests
-from fastcore.basics import patch
 
 from ..core import RunError, get_logger, progress
 from ..runs import Ledger, RunDir, interruptible_map, new_run_id, real_folder, safe_name, write_json
-from .config import (LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError,
-                                       load_config)
+from .config import LOG_LEVELS, QUERY_OPTIONS, Endpoint, TranslatorConfig, TranslatorConfigError
 from .client import LEDGER_FILE, Outcome, RetryPolicy, extract_message, make_session, request_json
+from .options import PROBE_TIMEOUT, FetchOptions, RunOptions
 from .queries import build_queries, uid_filename, uid_filenames, uid_from_filename
 
 # %% auto #0
-__all__ = ['log', 'FAIL_FAST', 'PROBE_TIMEOUT', 'Protocol', 'agent_dir_name', 'CallbackListener', 'choose_run_dir',
-           'target_down_reason', 'probe_target', 'FetchSummary', 'run_requests', 'query_options', 'resolve_endpoint',
+__all__ = ['log', 'Protocol', 'choose_run_dir', 'probe_target', 'FetchSummary', 'run_requests', 'resolve_endpoint',
            'fetch_benchmark', 'score_run']
 
 # %% ../../nbs/12_translator.fetch.ipynb #d6380849
@@ -40,59 +38,101 @@ class Protocol:
     completion: str = 'poll'          # async: 'poll' the status, or wait for the target to POST to `listener`
     listener: Any = None              # a started CallbackListener (completion='callback')
 
-# %% ../../nbs/12_translator.fetch.ipynb #0bee9b45
-@patch
-def __call__(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
-    "(outcome, {sub-directory: response}); '' is the run directory itself."
-    if self.endpoint.mode == 'ars': return self.ars(body)
-    if self.endpoint.mode == 'async': o = self.asyncquery(body)
-    else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
-    return o, ({'': o.response} if o.ok else {})
+    def __call__(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
+        "(outcome, {sub-directory: response}); '' is the run directory itself."
+        if self.endpoint.mode == 'ars': return self.ars(body)
+        if self.endpoint.mode == 'async': o = self.asyncquery(body)
+        else: o = request_json(self.session, 'POST', self.endpoint.url, body, self.policy)
+        return o, ({'': o.response} if o.ok else {})
+
+    def _poll_status(self, base: str, job: str) -> tuple[Outcome, str|None]:
+        "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
+        deadline = time.monotonic() + self.max_wait
+        while True:
+            st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
+            status = (st.response or {}).get('status') if st.ok else None
+            if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: return st, status
+            self.policy.sleep(self.poll_interval)
+
+    def _async_result(self, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
+        "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
+        if status != 'Completed':
+            done = 'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait
+            reason = st.reason if not st.ok else f"async job {job} {done}"
+            return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
+        if not st.response.get('response_url'):
+            return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
+        out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
+        return replace(out, attempts=sub.attempts + out.attempts - 1)
+
+    def asyncquery(self, body: dict) -> Outcome:
+        "TRAPI asynchronous query: submit, poll the status, fetch the response."
+        base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
+        token = self.listener.expect() if self.completion == 'callback' else None
+        callback = self.listener.url(token) if token else self.callback
+        sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': callback}, self.policy)
+        job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
+        if job is None:
+            if token: self.listener.forget(token)
+            return _no_job(sub, 'asyncquery reply has no job_id')
+        if token: return self.await_callback(job, token, sub)
+        st, status = self._poll_status(base, job)
+        return self._async_result(job, sub, st, status)
+
+    def _ars_message(self, pk: str, trace: bool=False) -> Outcome:
+        "GET the ARS message `pk` (with `trace`: its children and merged_version)."
+        url = self.endpoint.url.rstrip('/')
+        return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
+
+    def _ars_poll_children(self, children: dict[str, str], deadline: float) -> dict[str, Any]:
+        "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
+        got = {}
+        while children and time.monotonic() <= deadline:
+            for cpk in [c for c in children if children[c] not in got]:
+                r = self._ars_message(cpk)
+                if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
+            if all(n in got for n in children.values()): break
+            self.policy.sleep(self.poll_interval)
+        return got
+
+    def _ars_merged(self, pk: str, deadline: float) -> Outcome|None:
+        "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
+        while time.monotonic() <= deadline:
+            parent = self._ars_message(pk, trace=True)
+            if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): return self._ars_message(mv)
+            self.policy.sleep(self.poll_interval)
+        return None
+
+    def ars(self, body: dict) -> tuple[Outcome, dict[str, Any]]:
+        "ARS: submit, poll every child agent and the merged message."
+        sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
+        pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
+        if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
+        deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
+        got = self._ars_poll_children(_ars_children(parent), deadline)
+        merged = self._ars_merged(pk, deadline)
+        if merged is None or not merged.ok:
+            reason = merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s"
+            return Outcome(False, None, reason, sub.attempts, None), got
+        got['ars'] = merged.response
+        return replace(merged, attempts=sub.attempts, response=None), got
+
+    def await_callback(self, job: str, token: str, sub: Outcome) -> Outcome:
+        "Wait up to `max_wait` s for the target to POST the final Response of `job`."
+        t0 = time.perf_counter()
+        got = self.listener.wait(token, self.max_wait)
+        lat = sub.latency_s + time.perf_counter() - t0
+        if got is None:
+            reason = f"async job {job}: no callback within {self.max_wait:g}s"
+            return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
+        resp, size = got
+        if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
+        return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #4a11e68b
 def _no_job(sub: Outcome, why: str) -> Outcome:
     "A failed Outcome for a submission that started no job: the submission's own failure reason, else `why`."
     return replace(sub, ok=False, response=None, reason=sub.reason if not sub.ok else why)
-
-# %% ../../nbs/12_translator.fetch.ipynb #a851c1b7
-@patch
-def _poll_status(self: Protocol, base: str, job: str) -> tuple[Outcome, str|None]:
-    "Poll async `job` until it is done, a poll fails or `max_wait` s pass: (the last poll, its status)."
-    deadline = time.monotonic() + self.max_wait
-    while True:
-        st = request_json(self.session, 'GET', f"{base}/asyncquery_status/{job}", None, self.policy)
-        status = (st.response or {}).get('status') if st.ok else None
-        if status in ('Completed', 'Failed') or not st.ok or time.monotonic() > deadline: return st, status
-        self.policy.sleep(self.poll_interval)
-
-# %% ../../nbs/12_translator.fetch.ipynb #18d21fbd
-@patch
-def _async_result(self: Protocol, job: str, sub: Outcome, st: Outcome, status: str|None) -> Outcome:
-    "The Response of async `job` after polling (`st`: the last status poll), or why there is none."
-    if status != 'Completed':
-        done = 'failed' if status == 'Failed' else 'not done after %gs' % self.max_wait
-        reason = st.reason if not st.ok else f"async job {job} {done}"
-        return Outcome(False, None, reason, sub.attempts, st.http_status, sub.latency_s + st.latency_s)
-    if not st.response.get('response_url'):
-        return Outcome(False, None, f"async job {job} completed without response_url", sub.attempts, st.http_status)
-    out = request_json(self.session, 'GET', st.response['response_url'], None, self.policy)
-    return replace(out, attempts=sub.attempts + out.attempts - 1)
-
-# %% ../../nbs/12_translator.fetch.ipynb #8a2d2783
-@patch
-def asyncquery(self: Protocol, body: dict) -> Outcome:
-    "TRAPI asynchronous query: submit, poll the status, fetch the response."
-    base = self.endpoint.url.rstrip('/').removesuffix('/asyncquery').removesuffix('/query')
-    token = self.listener.expect() if self.completion == 'callback' else None
-    callback = self.listener.url(token) if token else self.callback
-    sub = request_json(self.session, 'POST', f"{base}/asyncquery", {**body, 'callback': callback}, self.policy)
-    job = (sub.response or {}).get('job_id') if sub.ok and isinstance(sub.response, dict) else None
-    if job is None:
-        if token: self.listener.forget(token)
-        return _no_job(sub, 'asyncquery reply has no job_id')
-    if token: return self.await_callback(job, token, sub)
-    st, status = self._poll_status(base, job)
-    return self._async_result(job, sub, st, status)
 
 # %% ../../nbs/12_translator.fetch.ipynb #0e7ac5f0
 def agent_dir_name(inforesid: Any) -> str:
@@ -103,13 +143,6 @@ def _get_path(d, *keys):
     for k in keys: d = d.get(k) if isinstance(d, dict) else None
     return d
 
-# %% ../../nbs/12_translator.fetch.ipynb #69c4833f
-@patch
-def _ars_message(self: Protocol, pk: str, trace: bool=False) -> Outcome:
-    "GET the ARS message `pk` (with `trace`: its children and merged_version)."
-    url = self.endpoint.url.rstrip('/')
-    return request_json(self.session, 'GET', f"{url}/messages/{pk}" + ('?trace=y' if trace else ''), None, self.policy)
-
 # %% ../../nbs/12_translator.fetch.ipynb #4cdb50fd
 def _ars_children(parent: Outcome) -> dict[str, str]:
     "Child message pk → agent sub-directory name, from the traced parent message."
@@ -117,45 +150,6 @@ def _ars_children(parent: Outcome) -> dict[str, str]:
     kids = (parent.response or {}).get('children') or []
     return {c.get('message'): agent_dir_name(_get_path(c, 'actor', 'inforesid') or c.get('message'))
             for c in kids if isinstance(c, dict)}
-
-# %% ../../nbs/12_translator.fetch.ipynb #9aa8b870
-@patch
-def _ars_poll_children(self: Protocol, children: dict[str, str], deadline: float) -> dict[str, Any]:
-    "Poll the child messages until each is Done/Error or the deadline passes: agent name → final reply."
-    got = {}
-    while children and time.monotonic() <= deadline:
-        for cpk in [c for c in children if children[c] not in got]:
-            r = self._ars_message(cpk)
-            if r.ok and _get_path(r.response, 'fields', 'status') in ('Done', 'Error'): got[children[cpk]] = r.response
-        if all(n in got for n in children.values()): break
-        self.policy.sleep(self.poll_interval)
-    return got
-
-# %% ../../nbs/12_translator.fetch.ipynb #2969adb6
-@patch
-def _ars_merged(self: Protocol, pk: str, deadline: float) -> Outcome|None:
-    "The merged message of ARS query `pk` once the parent names it, or None at the deadline."
-    while time.monotonic() <= deadline:
-        parent = self._ars_message(pk, trace=True)
-        if parent.ok and (mv := _get_path(parent.response, 'fields', 'merged_version')): return self._ars_message(mv)
-        self.policy.sleep(self.poll_interval)
-    return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #70c35287
-@patch
-def ars(self: Protocol, body: dict) -> tuple[Outcome, dict[str, Any]]:
-    "ARS: submit, poll every child agent and the merged message."
-    sub = request_json(self.session, 'POST', f"{self.endpoint.url.rstrip('/')}/submit", body, self.policy)
-    pk = sub.response.get('pk') if sub.ok and isinstance(sub.response, dict) else None
-    if pk is None: return _no_job(sub, 'ARS submit reply has no pk'), {}
-    deadline, parent = time.monotonic() + self.max_wait, self._ars_message(pk, trace=True)
-    got = self._ars_poll_children(_ars_children(parent), deadline)
-    merged = self._ars_merged(pk, deadline)
-    if merged is None or not merged.ok:
-        reason = merged.reason if merged else f"ARS {pk}: no merged_version after {self.max_wait:g}s"
-        return Outcome(False, None, reason, sub.attempts, None), got
-    got['ars'] = merged.response
-    return replace(merged, attempts=sub.attempts, response=None), got
 
 # %% ../../nbs/12_translator.fetch.ipynb #762df221
 class CallbackListener:
@@ -171,52 +165,59 @@ class CallbackListener:
         with self._cond: self._expected.add(token)
         return token
 
-# %% ../../nbs/12_translator.fetch.ipynb #7a39ccf9
-@patch
-def url(self: CallbackListener, token: str) -> str:
-    "The callback URL for `token` (under `public_url` when given)."
-    base = self.public_url or f'http://{self.host}:{self.port}'
-    return f"{base.rstrip('/')}/callback/{token}"
+    def url(self, token: str) -> str:
+        "The callback URL for `token` (under `public_url` when given)."
+        base = self.public_url or f'http://{self.host}:{self.port}'
+        return f"{base.rstrip('/')}/callback/{token}"
 
-@patch
-def forget(self: CallbackListener, token: str):
-    "Stop accepting (and drop any Response for) `token`."
-    with self._cond:
-        self._expected.discard(token)
-        self._final.pop(token, None)
+    def forget(self, token: str):
+        "Stop accepting (and drop any Response for) `token`."
+        with self._cond:
+            self._expected.discard(token)
+            self._final.pop(token, None)
+
+    def receive(self, token: str, raw: bytes) -> int:
+        "Handle one POSTed body for `token`; the HTTP status to answer."
+        obj = _loads_or_none(raw)
+        with self._cond:
+            self.posts += 1
+            if token not in self._expected: return 404
+            if not isinstance(obj, dict): return 400
+            if obj.get('status') in ('Queued', 'Running'):
+                self.interim[token] += 1
+                return 200
+            self._final[token] = (obj, len(raw))
+            self._expected.discard(token)
+            self._cond.notify_all()
+            return 200
+
+    def wait(self, token: str, timeout: float) -> tuple[dict, int]|None:
+        "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
+        with self._cond:
+            if not self._cond.wait_for(lambda: token in self._final, timeout):
+                self._expected.discard(token)
+                return None
+            return self._final.pop(token)
+
+    def start(self) -> CallbackListener:
+        "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
+        self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
+        return self
+
+    def stop(self):
+        if self._httpd:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+            self._httpd = None
 
 # %% ../../nbs/12_translator.fetch.ipynb #03f73223
 def _loads_or_none(raw: bytes) -> Any:
     "The JSON value of `raw`, or None when it is not JSON (or not UTF-8)."
     try: return json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError): return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #fcc62063
-@patch
-def receive(self: CallbackListener, token: str, raw: bytes) -> int:
-    "Handle one POSTed body for `token`; the HTTP status to answer."
-    obj = _loads_or_none(raw)
-    with self._cond:
-        self.posts += 1
-        if token not in self._expected: return 404
-        if not isinstance(obj, dict): return 400
-        if obj.get('status') in ('Queued', 'Running'):
-            self.interim[token] += 1
-            return 200
-        self._final[token] = (obj, len(raw))
-        self._expected.discard(token)
-        self._cond.notify_all()
-        return 200
-
-# %% ../../nbs/12_translator.fetch.ipynb #893bb18c
-@patch
-def wait(self: CallbackListener, token: str, timeout: float) -> tuple[dict, int]|None:
-    "The final Response POSTed for `token` and its size in bytes, or None after `timeout` seconds."
-    with self._cond:
-        if not self._cond.wait_for(lambda: token in self._final, timeout):
-            self._expected.discard(token)
-            return None
-        return self._final.pop(token)
 
 # %% ../../nbs/12_translator.fetch.ipynb #392f6f73
 def _callback_handler(listener: CallbackListener) -> type:
@@ -234,24 +235,7 @@ def _callback_handler(listener: CallbackListener) -> type:
         def log_message(self, *args): pass
     return Handler
 
-# %% ../../nbs/12_translator.fetch.ipynb #9cd752df
-@patch
-def start(self: CallbackListener) -> CallbackListener:
-    "Serve on `host:port` (port 0: an ephemeral port, then stored in `port`) in a daemon thread."
-    self._httpd = http.server.ThreadingHTTPServer((self.host, self.port), _callback_handler(self))
-    self._httpd.daemon_threads = True
-    self.port = self._httpd.server_address[1]
-    threading.Thread(target=self._httpd.serve_forever, daemon=True, name='benchnb-callbacks').start()
-    return self
-
 # %% ../../nbs/12_translator.fetch.ipynb #b195ae4c
-@patch
-def stop(self: CallbackListener):
-    if self._httpd:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._httpd = None
-
 CallbackListener.__enter__ = lambda self: self.start()
 CallbackListener.__exit__ = lambda self, *exc: self.stop()
 
@@ -262,20 +246,6 @@ def _callback_failure(job: str, resp: dict) -> str|None:
         said = f"{resp.get('status') or 'no message'}: {str(resp.get('description') or '')[:200]}"
         return f"async job {job}: callback reported {said}"
     return None
-
-# %% ../../nbs/12_translator.fetch.ipynb #4e299284
-@patch
-def await_callback(self: Protocol, job: str, token: str, sub: Outcome) -> Outcome:
-    "Wait up to `max_wait` s for the target to POST the final Response of `job`."
-    t0 = time.perf_counter()
-    got = self.listener.wait(token, self.max_wait)
-    lat = sub.latency_s + time.perf_counter() - t0
-    if got is None:
-        reason = f"async job {job}: no callback within {self.max_wait:g}s"
-        return Outcome(False, None, reason, sub.attempts, sub.http_status, lat)
-    resp, size = got
-    if why := _callback_failure(job, resp): return Outcome(False, None, why, sub.attempts, sub.http_status, lat, size)
-    return Outcome(True, resp, 'ok', sub.attempts, sub.http_status, lat, size)
 
 # %% ../../nbs/12_translator.fetch.ipynb #d4d30768
 def choose_run_dir(root: Path, uids: Sequence[str], run_id: str|None=None, new: bool=False,
@@ -300,8 +270,6 @@ def target_down_reason(o: Outcome) -> bool:
     return o.http_status in (404, 405) or (500 <= o.http_status < 600 and o.http_status != 501)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ef0a708f
-PROBE_TIMEOUT = 5.0   # seconds the probe waits for a TCP connection, then for the reply to its GET
-
 def _probe_socket(url: str, timeout: float) -> str|None:
     "Why `url`'s host does not resolve or refuses a TCP connection; None when it accepts one."
     u = urllib.parse.urlsplit(url)
@@ -401,19 +369,18 @@ def _finish_run(rd: RunDir, ledger: Ledger, n: int) -> tuple[dict, dict]:
     return counts, dict(reasons.most_common())
 
 # %% ../../nbs/12_translator.fetch.ipynb #8560fd08
-def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, concurrency: int=8,
-                 retry_failed: bool=False, limit: int|None=None, kind: str='translator-fetch',
-                 fail_fast: bool=False, probe_timeout: float|None=None) -> FetchSummary:
-    "Send each pending body (uid → query) with `protocol` on `concurrency` threads; store responses; record the ledger."
+def run_requests(bodies: Mapping[str, dict], protocol: Protocol, run_dir: Path, parameters: dict, o: RunOptions,
+                 kind: str='translator-fetch') -> FetchSummary:
+    "Send each pending body (uid → query) with `protocol` on `o.concurrency` threads; store responses; record the ledger."
     t0, names, ledger = time.perf_counter(), uid_filenames(bodies), Ledger(run_dir/LEDGER_FILE)
     _adopt_orphans(ledger, list(bodies), lambda u: run_dir/('ars' if protocol.endpoint.mode == 'ars' else '')/names[u])
-    todo = ledger.pending(bodies, retry_failed=retry_failed)[:limit]
+    todo = ledger.pending(bodies, retry_failed=o.retry_failed)[:o.limit]
     target, url = parameters.get('target'), protocol.endpoint.url
-    if todo and probe_timeout: probe_target(url, probe_timeout, target, protocol.session)   # before the RunDir
+    if todo and o.probe_timeout: probe_target(url, o.probe_timeout, target, protocol.session)   # before the RunDir
     rd = RunDir(run_dir, {**parameters, 'n_queries': len(bodies)}, packages=['requests'], kind=kind)
     one = lambda u: _fetch_one(protocol, u, bodies[u], run_dir, names[u], ledger)
     with _recording_stops(rd, ledger, len(bodies)):
-        _send_all(one, todo, concurrency, fail_fast, protocol, f"fetch {run_dir.parent.name}", target)
+        _send_all(one, todo, o.concurrency, o.stop_if_down, protocol, f"fetch {run_dir.parent.name}", target)
     counts, reasons = _finish_run(rd, ledger, len(bodies))
     return FetchSummary(run_dir, counts, len(todo), time.perf_counter() - t0, reasons, target or '', url)
 
@@ -464,15 +431,6 @@ def _fetch_endpoint(cfg: TranslatorConfig, target: str, unscored: bool, url: str
         raise TranslatorConfigError(msg, field='mode', value=ep.mode)
     return ep
 
-# %% ../../nbs/12_translator.fetch.ipynb #bc4d04a1
-def _known_options(options: Mapping|None) -> dict:
-    "The query options given, without the None ones; an unknown option raises."
-    options = {k: v for k, v in (options or {}).items() if v is not None}
-    if unknown := sorted(set(options) - set(QUERY_OPTIONS)):
-        msg = f"unknown query option (known: {', '.join(QUERY_OPTIONS)})"
-        raise TranslatorConfigError(msg, field='options', value=unknown[0])
-    return options
-
 # %% ../../nbs/12_translator.fetch.ipynb #7d4b3c10
 def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
     "`policy` (default: `RetryPolicy()`), warning when its read timeout is shorter than the query's `timeout`."
@@ -483,46 +441,41 @@ def _fetch_policy(policy: RetryPolicy|None, options: dict) -> RetryPolicy:
     return policy
 
 # %% ../../nbs/12_translator.fetch.ipynb #7ed8d5d3
-def _fetch_params(benchmark: str, target: str, ep: Endpoint, unscored: bool, concurrency: int, policy: RetryPolicy,
-                  cfg: TranslatorConfig, options: dict, completion: str) -> dict:
+def _fetch_params(benchmark: str, target: str, ep: Endpoint, o: FetchOptions, policy: RetryPolicy,
+                  cfg: TranslatorConfig, options: dict) -> dict:
     "The parameters a fetch run records in its manifest."
     return {'benchmark': benchmark, 'target': target, 'url': ep.url, 'mode': ep.mode, 'workflow': ep.workflow,
-            'scored': not unscored, 'concurrency': concurrency, 'timeout': list(policy.timeout),
+            'scored': not o.unscored, 'concurrency': o.concurrency, 'timeout': list(policy.timeout),
             'retries': policy.retries, 'config': str(cfg.path), 'trapi': ep.trapi, 'query_options': options,
-            **({'async_completion': completion} if ep.mode == 'async' else {})}
+            **({'async_completion': o.completion} if ep.mode == 'async' else {})}
 
 # %% ../../nbs/12_translator.fetch.ipynb #bccc477d
 @contextlib.contextmanager
-def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, session: requests.Session|None, concurrency: int,
-                    poll_interval: float, max_wait: float, completion: str, listener: CallbackListener|None):
-    "The `Protocol` of a fetch run, with its session (and listener) closed at the end."
-    with (session or make_session(concurrency)) as s, contextlib.ExitStack() as stack:
-        if completion == 'callback' and listener is None: listener = stack.enter_context(CallbackListener())
-        yield Protocol(s, ep, policy, poll_interval, max_wait, completion=completion, listener=listener)
+def _fetch_protocol(ep: Endpoint, policy: RetryPolicy, o: FetchOptions):
+    "The `Protocol` of a fetch run, with its session (and the listener it started) closed at the end."
+    listener = o.listener
+    with (o.session or make_session(o.concurrency)) as s, contextlib.ExitStack() as stack:
+        if o.completion == 'callback' and listener is None:
+            listener = stack.enter_context(CallbackListener(o.callback_host, o.callback_port, o.callback_url))
+        yield Protocol(s, ep, policy, o.poll_interval, o.max_wait, completion=o.completion, listener=listener)
 
 # %% ../../nbs/12_translator.fetch.ipynb #ccc754ab
 def fetch_benchmark(benchmark: str, target: str, results_dir: str|os.PathLike,
-                    config: TranslatorConfig|str|os.PathLike|None=None, url: str|None=None, mode: str|None=None,
-                    unscored: bool=False, concurrency: int=8, policy: RetryPolicy|None=None, run_id: str|None=None,
-                    new: bool=False, retry_failed: bool=False, limit: int|None=None, poll_interval: float=5.0,
-                    max_wait: float=600.0, session: requests.Session|None=None, options: Mapping|None=None,
-                    trapi: str|None=None, completion: str='poll', listener: CallbackListener|None=None,
-                    fail_fast: bool=True, probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
-    "Fetch every query of `benchmark` from `target` into a (resumable) run directory."
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = _fetch_endpoint(cfg, target, unscored, url, mode, trapi, completion)
-    options = _known_options(options)
+                    config: TranslatorConfig|str|os.PathLike|None=None, opts: FetchOptions|None=None,
+                    **changes) -> FetchSummary:
+    "Fetch every query of `benchmark` from `target` into a (resumable) run directory (`changes`: `FetchOptions` fields)."
+    o = replace(opts or FetchOptions(), **changes, **({} if config is None else {'config': config}))
+    cfg = o.translator_config()
+    ep = _fetch_endpoint(cfg, target, o.unscored, o.url, o.mode, o.trapi, o.completion)
+    options = o.sent_options()
     bodies = {q.uid: query_options(q.message, ep.trapi, **options) for q in build_queries(cfg, benchmark, ep.workflow)}
     for name, what in ((benchmark, 'benchmark'), (target, 'target')):
         safe_name(name, what)            # a folder under results_dir: ../../x is refused (--run-id may be a path)
-    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), run_id, new, retry_failed)
-    policy = _fetch_policy(policy, options)
-    params = _fetch_params(benchmark, target, ep, unscored=unscored, concurrency=concurrency, policy=policy, cfg=cfg,
-                           options=options, completion=completion)
-    with _fetch_protocol(ep, policy, session, concurrency=concurrency, poll_interval=poll_interval,
-                         max_wait=max_wait, completion=completion, listener=listener) as proto:
-        return run_requests(bodies, proto, run_dir, params, concurrency, retry_failed, limit, fail_fast=fail_fast,
-                            probe_timeout=probe_timeout if fail_fast else None)
+    run_dir = choose_run_dir(Path(results_dir)/benchmark/target, list(bodies), o.run_id, o.new, o.retry_failed)
+    policy = _fetch_policy(o.retry_policy(), options)
+    params = _fetch_params(benchmark, target, ep, o, policy, cfg, options)
+    with _fetch_protocol(ep, policy, o) as proto:       # probed only when it stops on a target that is down
+        return run_requests(bodies, proto, run_dir, params, o if o.stop_if_down else replace(o, probe_timeout=0))
 
 # %% ../../nbs/12_translator.fetch.ipynb #e10c98ed
 def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str, dict]:
@@ -539,19 +492,16 @@ def _scoring_bodies(src: Path, ep: Endpoint, options: Mapping|None) -> dict[str,
 
 # %% ../../nbs/12_translator.fetch.ipynb #e8dc0a44
 def score_run(unscored_dir: str|os.PathLike, target: str, out_dir: str|os.PathLike|None=None, config=None,
-              url: str|None=None, concurrency: int=8, policy: RetryPolicy|None=None, retry_failed: bool=False,
-              session=None, options: Mapping|None=None, fail_fast: bool=True,
-              probe_timeout: float|None=PROBE_TIMEOUT) -> FetchSummary:
+              opts: FetchOptions|None=None, **changes) -> FetchSummary:
     "Send every response of an unscored run to the target's `score` endpoint; store the scored replies."
+    o = replace(opts or FetchOptions(), **changes, **({} if config is None else {'config': config}))
     src = Path(unscored_dir)
     if not (src/'manifest.json').exists(): raise RunError("not a fetch run directory (no manifest.json)", file=src)
-    cfg = config if isinstance(config, TranslatorConfig) else load_config(config)
-    ep = resolve_endpoint(cfg, target, 'score', url)
-    bodies = _scoring_bodies(src, ep, options)
+    ep = resolve_endpoint(o.translator_config(), target, 'score', o.url)
+    bodies = _scoring_bodies(src, ep, o.sent_options())
     out = Path(out_dir) if out_dir else src.with_name(src.name + '_scored')
     params = {'scored_from': str(src), 'target': target, 'url': ep.url, 'workflow': ep.workflow,
-              'concurrency': concurrency}
-    with (session or make_session(concurrency)) as s:
-        return run_requests(bodies, Protocol(s, ep, policy or RetryPolicy()), out, params, concurrency, retry_failed,
-                            kind='translator-score', fail_fast=fail_fast,
-                            probe_timeout=probe_timeout if fail_fast else None)
+              'concurrency': o.concurrency}
+    with (o.session or make_session(o.concurrency)) as s:
+        return run_requests(bodies, Protocol(s, ep, o.retry_policy()), out, params,
+                            o if o.stop_if_down else replace(o, probe_timeout=0), kind='translator-score')

@@ -18,8 +18,7 @@ from ..resultsdb.importers import import_unit_id, result_digest, run_resources, 
 from ..resultsdb.leaderboard import best_row, done_metrics
 
 # %% auto #0
-__all__ = ['CURVES', 'translator_rows', 'read_translator', 'translator_observations', 'translator_leaderboard',
-           'translator_curves', 'plot_translator_curves', 'translator_k_note', 'demo_translator']
+__all__ = ['translator_rows', 'translator_observations', 'translator_leaderboard', 'plot_translator_curves']
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #16395954
 def translator_rows(output: dict) -> list[dict]:
@@ -63,15 +62,13 @@ def _unevaluated_hint(folder: Path) -> str|None:
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #80440930
 def translator_observations(path: str|os.PathLike, rows: Sequence[dict]=()) -> list[dict]:
-    "Per-query observations of a Translator `output.json` at its k (precision, recall, AP, hit, reciprocal rank)."
+    "Per-query observations of a Translator `output.json` at its k: each metric of `TRANSLATOR_METRICS` that has one."
+    from benchnb.translator.evaluate import TRANSLATOR_METRICS
     out = json.loads(Path(path).read_text())
-    k,obs = out.get('k'),[]
-    for uid,q in (out.get('queries') or {}).items():
-        ranks = q.get('relevant_result_ranks') or []
-        at_k = {'precision_at_k': q['precision_at_k'][-1], 'macro_recall_at_k': q['recall_at_k'][-1],
-                'mean_average_precision_at_k': q['average_precision_at_k'][-1], 'hit_at_k': float(bool(ranks))}
-        obs += [dict(metric=m, value=v, obs_id=uid, params={'k': k}) for m,v in at_k.items()]
-        obs.append(dict(metric='mean_reciprocal_rank', value=1 / min(ranks) if ranks else 0.0, obs_id=uid))
+    k, obs = out.get('k'), []
+    for uid, q in (out.get('queries') or {}).items():
+        for t in (t for t in TRANSLATOR_METRICS if t.observe):
+            obs.append(dict(metric=t.name, value=t.observe(q), obs_id=uid, **({'params': {'k': k}} if t.at_k else {})))
     return obs
 
 # %% ../../nbs/18_translator.leaderboard.ipynb #ade949ad
@@ -116,12 +113,12 @@ def translator_curves(db: ResultsDB, metric: str='precision_at_k', benchmark: st
     c.index = c.index.astype(int)
     return c
 
-CURVES = ('precision_at_k', 'recall_at_k', 'mean_average_precision_at_k')
-
 # %% ../../nbs/18_translator.leaderboard.ipynb #0855cb28
-def plot_translator_curves(db: ResultsDB, metrics: Sequence[str]=CURVES, benchmark: str|None=None):
-    "One panel per metric, one line per (benchmark, target); returns the figure."
+def plot_translator_curves(db: ResultsDB, metrics: Sequence[str]|None=None, benchmark: str|None=None):
+    "One panel per metric (default: `TRANSLATOR_METRICS`' `board_curve` ones), one line per (benchmark, target)."
     import matplotlib.pyplot as plt
+    from benchnb.translator.evaluate import TRANSLATOR_METRICS
+    if metrics is None: metrics = [t.name for t in TRANSLATOR_METRICS if t.board_curve]
     metrics = [x for x in metrics if x in set(db.metrics(family='translator').metric)]
     if not metrics: raise DataError("none of the requested Translator metrics is recorded", file=db.path)
     fig,axs = plt.subplots(1, len(metrics), figsize=(4 * len(metrics), 3.2), squeeze=False)

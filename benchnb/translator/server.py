@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio, collections, contextlib, copy, csv, datetime, hashlib, heapq, io, ipaddress, json, math, os, queue
 import random, socket, sys, threading, time, uuid
 import concurrent.futures as cf
-from dataclasses import dataclass, asdict, fields
+from dataclasses import dataclass, asdict, fields, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -15,28 +15,22 @@ from urllib.parse import urlsplit
 import numpy as np
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
-from fastcore.basics import patch
 from starlette.requests import ClientDisconnect
 
 from ..core import ConfigError, DataError, get_logger, resource_path
 from ..runs import MAX_JSON_DEPTH, json_depth, write_text
 from .config import QUERY_OPTIONS, TranslatorConfig, load_config
+from .options import FAULT_KINDS, Faults, ServerOptions
 from .queries import build_queries
 
 # %% auto #0
-__all__ = ['log', 'RELATED_TO', 'NAMED_THING', 'BIOLINK_VERSION', 'BIOLINK_PARENTS', 'KNOWLEDGE', 'FAULT_KINDS', 'LOOPBACK',
-           'QUALIFIER_KEYS', 'MAX_QUALIFIERS', 'PREFIX_CATEGORIES', 'KGEdge', 'KnowledgeGraph', 'category_ancestors',
-           'categories_match', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'satisfies',
-           'constrained_kg', 'with_qualifiers', 'find_paths', 'pathfinder_response', 'shaped_response', 'Faults',
-           'embedded_ipv4', 'CallbackPolicy', 'callback_problem', 'CallbackPool', 'BoundedStore', 'query_key',
-           'ServerState', 'fault_response', 'trapi_check', 'check_query_graph', 'check_query', 'check_faults',
-           'as_trapi2', 'as_trapi15', 'read_body', 'check_request_headers', 'make_app', 'post_callback', 'ars_merged',
-           'server_config', 'serve', 'ReferenceServer', 'build_demo_kg', 'demo_kg']
+__all__ = ['log', 'KGEdge', 'KnowledgeGraph', 'QueryBudget', 'answer_query', 'trapi_response', 'QualifiedEdge', 'CallbackPolicy',
+           'ServerState', 'serve', 'ReferenceServer', 'demo_kg']
 
 # %% ../../nbs/14_translator.server.ipynb #686bdc75
 log = get_logger('translator.server')
-RELATED_TO = 'biolink:related_to'
-NAMED_THING = 'biolink:NamedThing'
+_RELATED_TO = 'biolink:related_to'
+_NAMED_THING = 'biolink:NamedThing'
 
 @dataclass
 class KGEdge:
@@ -65,7 +59,33 @@ class KnowledgeGraph:
         n_nodes = len(set(self.by_subject) | set(self.by_object))
         return f"KnowledgeGraph({len(self.edges)} edges, {n_nodes} nodes)"
 
-    def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [NAMED_THING]
+    def node_categories(self, curie: str) -> list[str]: return self.categories.get(curie) or [_NAMED_THING]
+
+    @classmethod
+    def from_tsv(cls, path: str|os.PathLike) -> KnowledgeGraph:
+        "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, source and category columns)."
+        path, edges, cats, ids = Path(path), [], {}, set()
+        if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
+        rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
+        missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
+        if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
+        for i, r in enumerate(rows):
+            edges.append(_tsv_edge(r, i, path, ids))
+            for end in ('subject', 'object'):
+                v = (r.get(f"{end}_category") or '').strip()
+                if v: cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
+        return cls(edges, cats)
+
+    def to_tsv(self, path: str|os.PathLike) -> Path:
+        "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
+        cat = lambda c: '|'.join(self.categories.get(c, ()))
+        head = 'id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source'
+        if self.categories: head += '\tsubject_category\tobject_category'
+        lines = [head]
+        for e in self.edges:
+            row = f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}"
+            lines.append(row + (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else ''))
+        return write_text(path, '\n'.join(lines) + '\n')
 
 # %% ../../nbs/14_translator.server.ipynb #3839ca68
 def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
@@ -82,35 +102,6 @@ def _tsv_edge(r: dict, i: int, path: Path, ids: set) -> KGEdge:
     ids.add(eid)
     source = r.get('primary_knowledge_source') or 'infores:benchnb'
     return KGEdge(eid, r['subject'], r['predicate'], r['object'], score, source)
-
-# %% ../../nbs/14_translator.server.ipynb #b061fdd4
-@patch(cls_method=True)
-def from_tsv(cls: KnowledgeGraph, path: str|os.PathLike) -> KnowledgeGraph:
-    "Read a KGX-style edges TSV (subject, predicate, object; optional id, score, source and category columns)."
-    path, edges, cats, ids = Path(path), [], {}, set()
-    if not path.is_file(): raise DataError("knowledge graph file not found", file=path)
-    rows = csv.DictReader(io.StringIO(path.read_text(encoding='utf-8')), delimiter='\t')
-    missing = {'subject', 'predicate', 'object'} - set(rows.fieldnames or [])
-    if missing: raise DataError(f"missing column(s) {', '.join(sorted(missing))}", file=path, field='header')
-    for i, r in enumerate(rows):
-        edges.append(_tsv_edge(r, i, path, ids))
-        for end in ('subject', 'object'):
-            v = (r.get(f"{end}_category") or '').strip()
-            if v: cats.setdefault(r[end], {}).update(dict.fromkeys(v.split('|')))
-    return cls(edges, cats)
-
-# %% ../../nbs/14_translator.server.ipynb #cc33511e
-@patch
-def to_tsv(self: KnowledgeGraph, path: str|os.PathLike) -> Path:
-    "Write the edges as a KGX-style TSV (with the node categories, '|'-separated, when known)."
-    cat = lambda c: '|'.join(self.categories.get(c, ()))
-    head = 'id\tsubject\tpredicate\tobject\tscore\tprimary_knowledge_source'
-    if self.categories: head += '\tsubject_category\tobject_category'
-    lines = [head]
-    for e in self.edges:
-        row = f"{e.id}\t{e.subject}\t{e.predicate}\t{e.object}\t{e.score:.4f}\t{e.source}"
-        lines.append(row + (f"\t{cat(e.subject)}\t{cat(e.object)}" if self.categories else ''))
-    return write_text(path, '\n'.join(lines) + '\n')
 
 # %% ../../nbs/14_translator.server.ipynb #457644be
 BIOLINK_VERSION = '4.4.6'   # the biolink-model release the categories below were checked against
@@ -135,14 +126,14 @@ def category_ancestors(category: str) -> list[str]:
 # %% ../../nbs/14_translator.server.ipynb #88d9def5
 def categories_match(wanted: Sequence[str]|None, have: Sequence[str]) -> bool:
     "Whether a node of categories `have` may bind to a qnode asking for `wanted` (none or NamedThing: anything)."
-    if not wanted or NAMED_THING in wanted: return True
+    if not wanted or _NAMED_THING in wanted: return True
     return any(w in category_ancestors(h) for h in have for w in wanted)
 
 # %% ../../nbs/14_translator.server.ipynb #9540d445
 def _qedge_predicates(qedge: dict) -> list[str]|None:
     "The predicates a qedge asks for; None for any (none given, or `related_to`)."
     p = qedge.get('predicates') or ([qedge['predicate']] if qedge.get('predicate') else None)
-    return None if not p or RELATED_TO in p else list(p)
+    return None if not p or _RELATED_TO in p else list(p)
 
 # %% ../../nbs/14_translator.server.ipynb #8a3d0073
 def _node_ok(kg: KnowledgeGraph, qnode: dict, curie: str) -> bool:
@@ -435,49 +426,12 @@ def shaped_response(kg: KnowledgeGraph, query: dict, max_results: int=500, trapi
     if sub is None: return None
     return with_qualifiers(trapi_response(sub, query, max_results, trapi_version, budget=budget), sub)
 
-# %% ../../nbs/14_translator.server.ipynb #ec7c2cb2
-FAULT_KINDS = ('500', '429', '503', 'timeout', 'garbage', '409', '413', '501')
-
-def _check_fault_kind(kind: str):
-    "Refuse a fault kind the server does not know."
-    if kind not in FAULT_KINDS:
-        raise DataError(f"fault kind must be one of {', '.join(FAULT_KINDS)}", field='fail_kind', value=kind)
-
-# %% ../../nbs/14_translator.server.ipynb #3714fdff
-@dataclass
-class Faults:
-    "What the reference server does wrong, and how slowly."
-    latency: float = 0.0          # seconds added to every query
-    error_rate: float = 0.0       # random HTTP 500
-    rate_limit_rate: float = 0.0  # random 429 + Retry-After
-    timeout_rate: float = 0.0     # random hang
-    garbage_rate: float = 0.0     # random 200 with invalid JSON
-    fail_first: int = 0           # deterministic: first n requests of each distinct query fail ...
-    fail_kind: str = '500'        # ... with this fault
-    retry_after: float = 1.0
-    hang: float = 30.0
-    seed: int = 0
-    min_timeout: float = 0.0      # TRAPI 2.0: 409 when a query's parameters.timeout is below this
-
-    def __post_init__(self): _check_fault_kind(self.fail_kind)
-
 # %% ../../nbs/14_translator.server.ipynb #d14b6569
 async def _stopped_within(state: 'ServerState', seconds: float) -> bool:
     "Wait `seconds`, or less when the server begins to shut down: whether it did."
     try: await asyncio.wait_for(state.stopping.wait(), seconds)
     except asyncio.TimeoutError: return False
     return True
-
-# %% ../../nbs/14_translator.server.ipynb #a588c02e
-@patch
-def pick(self: Faults, rng: random.Random, nth: int) -> str|None:
-    "The fault for the `nth` (1-based) request of a query, or None."
-    if nth <= self.fail_first: return self.fail_kind
-    rates = (('500', self.error_rate), ('429', self.rate_limit_rate), ('timeout', self.timeout_rate),
-             ('garbage', self.garbage_rate))
-    for kind, rate in rates:
-        if rate and rng.random() < rate: return kind
-    return None
 
 # %% ../../nbs/14_translator.server.ipynb #4720666b
 LOOPBACK = ('127.0.0.0/8', '::1')
@@ -557,18 +511,16 @@ class CallbackPool:
             try: fut.set_result(fn())
             except BaseException as e: fut.set_exception(e)
 
-# %% ../../nbs/14_translator.server.ipynb #4bcd556b
-@patch
-def submit(self: CallbackPool, fn) -> cf.Future:
-    "Queue `fn` (its job holds a place); its Future."
-    with self.lock:
-        if not self.threads:
-            self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
-                            for _ in range(self.workers)]
-            for t in self.threads: t.start()
-    fut = cf.Future()
-    self.tasks.put_nowait((fut, fn))
-    return fut
+    def submit(self, fn) -> cf.Future:
+        "Queue `fn` (its job holds a place); its Future."
+        with self.lock:
+            if not self.threads:
+                self.threads = [threading.Thread(target=self._work, daemon=True, name='benchnb-callback')
+                                for _ in range(self.workers)]
+                for t in self.threads: t.start()
+        fut = cf.Future()
+        self.tasks.put_nowait((fut, fn))
+        return fut
 
 # %% ../../nbs/14_translator.server.ipynb #82a93fc7
 class BoundedStore(collections.OrderedDict):
@@ -589,12 +541,10 @@ class BoundedStore(collections.OrderedDict):
             k, _ = self.popitem(last=False)
             self.born.pop(k, None)
 
-# %% ../../nbs/14_translator.server.ipynb #91fbad0c
-@patch
-def get(self: BoundedStore, key, default=None):
-    "The entry for `key` (after pruning), or `default`."
-    self.prune()
-    return super(BoundedStore, self).get(key, default)
+    def get(self, key, default=None):
+        "The entry for `key` (after pruning), or `default`."
+        self.prune()
+        return super(BoundedStore, self).get(key, default)
 
 # %% ../../nbs/14_translator.server.ipynb #fddc0095
 def query_key(body: dict) -> str:
@@ -605,57 +555,45 @@ def query_key(body: dict) -> str:
 # %% ../../nbs/14_translator.server.ipynb #dcab8df3
 class ServerState:
     "Everything the reference server knows and counts (job stores and logs bounded)."
-    def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, max_results: int=500, trapi_version: str='1.5',
-                 async_delay: float=0.05, ars_delay: float=0.2, async_callback: bool=True, async_interim: bool=False,
-                 max_jobs: int=1000, job_ttl: float=3600.0, max_body: int=50_000_000,
-                 callback_policy: CallbackPolicy|None=None, callback_workers: int=4, enable_faults: bool=False,
-                 budget: QueryBudget|None=None, body_timeout: float=30.0, body_deadline: float=60.0,
-                 callback_capacity: int=256, callback_deadline: float=60.0, allowed_hosts: Sequence[str]|None=None,
-                 max_connections: int=512):
-        self.kg, self.faults, self.max_results, self.trapi_version = kg, faults or Faults(), max_results, trapi_version
-        self.async_delay, self.ars_delay, self.max_body = async_delay, ars_delay, max_body
-        self.async_callback, self.async_interim = async_callback, async_interim
+    def __init__(self, kg: KnowledgeGraph, faults: Faults|None=None, opts: ServerOptions|None=None, **changes):
+        "`changes`: `ServerOptions` fields."
+        o = replace(opts or ServerOptions(), **changes)
+        self.__dict__.update((f.name, getattr(o, f.name)) for f in fields(o))      # every option is an attribute
+        self.kg, self.faults = kg, faults or Faults()
         self.callbacks, self.status_polls, self.max_log = [], 0, 1000
         self.rng, self.lock = random.Random(self.faults.seed), threading.Lock()
         self.hits, self.by_query, self.faulted = 0, collections.Counter(), collections.Counter()
-        self.jobs, self.ars = BoundedStore(max_jobs, job_ttl), BoundedStore(4 * max_jobs, job_ttl)   # 4 ARS msgs/submit
+        self.jobs, self.ars = BoundedStore(o.max_jobs, o.job_ttl), BoundedStore(4 * o.max_jobs, o.job_ttl)   # 4/submit
         self.seen_options = []        # the query options (parameters, log_level, ...) of the last `max_log` queries
-        self.callback_policy = callback_policy or CallbackPolicy()
-        self.callback_pool = CallbackPool(callback_workers, callback_capacity)
-        self.callback_timeout, self.callback_deadline = (5.0, 10.0), callback_deadline   # connect, read; one delivery
-        self.body_deadline, self.max_connections = body_deadline, max_connections
-        self.allowed_hosts = None if allowed_hosts is None else {h.lower().strip('[]') for h in allowed_hosts}
-        self.enable_faults, self.budget, self.body_timeout = enable_faults, budget or QueryBudget(), body_timeout
+        self.callback_policy = o.callback_policy or CallbackPolicy()
+        self.callback_pool = CallbackPool(o.callback_workers, o.callback_capacity)
+        self.callback_timeout = (5.0, 10.0)                                      # connect, read; one delivery
+        self.allowed_hosts = None if o.allowed_hosts is None else {h.lower().strip('[]') for h in o.allowed_hosts}
+        self.budget = o.budget or QueryBudget()
         self.stopping = asyncio.Event()              # set as the server shuts down: hung requests end at once
 
-# %% ../../nbs/14_translator.server.ipynb #1327f184
-@patch
-def count(self: ServerState, body: dict, key: str|None=None) -> str|None:
-    "Count one query request; return the fault to apply (if any)."
-    key = key or query_key(body)
-    with self.lock:
-        self.hits += 1
-        self.by_query[key] += 1
-        if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
-        fault = self.faults.pick(self.rng, self.by_query[key])
-        if fault: self.faulted[fault] += 1
-        return fault
+    def count(self, body: dict, key: str|None=None) -> str|None:
+        "Count one query request; return the fault to apply (if any)."
+        key = key or query_key(body)
+        with self.lock:
+            self.hits += 1
+            self.by_query[key] += 1
+            if len(self.by_query) > 100 * self.max_log: del self.by_query[next(iter(self.by_query))]
+            fault = self.faults.pick(self.rng, self.by_query[key])
+            if fault: self.faulted[fault] += 1
+            return fault
 
-# %% ../../nbs/14_translator.server.ipynb #479dc658
-@patch
-def remember(self: ServerState, log: list, entry: dict):
-    "Append to one of the state's logs, keeping the last `max_log` entries."
-    with self.lock:
-        log.append(entry)
-        del log[:-self.max_log]
+    def remember(self, log: list, entry: dict):
+        "Append to one of the state's logs, keeping the last `max_log` entries."
+        with self.lock:
+            log.append(entry)
+            del log[:-self.max_log]
 
-# %% ../../nbs/14_translator.server.ipynb #df05bcbf
-@patch
-def stats(self: ServerState) -> dict:
-    "The request counters: hits, per query, faults applied, and the sizes of the job stores."
-    bq = self.by_query
-    return {'hits': self.hits, 'distinct_queries': len(bq), 'max_hits_per_query': max(bq.values(), default=0),
-            'faults': dict(self.faulted), 'by_query': dict(bq), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
+    def stats(self) -> dict:
+        "The request counters: hits, per query, faults applied, and the sizes of the job stores."
+        bq = self.by_query
+        return {'hits': self.hits, 'distinct_queries': len(bq), 'max_hits_per_query': max(bq.values(), default=0),
+                'faults': dict(self.faulted), 'by_query': dict(bq), 'jobs': len(self.jobs), 'ars_messages': len(self.ars)}
 
 # %% ../../nbs/14_translator.server.ipynb #a6fd4e46
 async def fault_response(state: ServerState, fault: str|None):
@@ -1200,7 +1138,7 @@ def _guarded_h11(state: ServerState, header_timeout: float):
     return GuardedH11
 
 # %% ../../nbs/14_translator.server.ipynb #e30c461b
-def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header_timeout: float=10.0):
+def _server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header_timeout: float=10.0):
     "The uvicorn settings of the reference server: the guarded h11 protocol, keep-alive 5 s, shutdown within 3 s."
     import uvicorn
     state.stopping = asyncio.Event()            # fresh for this server's event loop
@@ -1212,7 +1150,7 @@ def server_config(state: ServerState, host: str='127.0.0.1', port: int=0, header
 def serve(state: ServerState, host: str='127.0.0.1', port: int=8000):
     "Run the reference server in the foreground until SIGINT or SIGTERM (`benchnb translator serve`)."
     import uvicorn
-    uvicorn.Server(server_config(state, host, port)).run()
+    uvicorn.Server(_server_config(state, host, port)).run()
 
 # %% ../../nbs/14_translator.server.ipynb #44f9c948
 def _wait_started(server, thread: threading.Thread, port: int, timeout: float=20):
@@ -1241,17 +1179,15 @@ class ReferenceServer:
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
 
-# %% ../../nbs/14_translator.server.ipynb #61113dbe
-@patch
-def start(self: ReferenceServer) -> ReferenceServer:
-    "Run the server in a daemon thread; return once it listens."
-    import uvicorn
-    self._server = uvicorn.Server(server_config(self.state, self.host, self.port))
-    self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
-    self._thread.start()
-    _wait_started(self._server, self._thread, self.port)
-    self.port = self._server.servers[0].sockets[0].getsockname()[1]
-    return self
+    def start(self) -> ReferenceServer:
+        "Run the server in a daemon thread; return once it listens."
+        import uvicorn
+        self._server = uvicorn.Server(_server_config(self.state, self.host, self.port))
+        self._thread = threading.Thread(target=self._server.run, daemon=True, name='benchnb-trapi')
+        self._thread.start()
+        _wait_started(self._server, self._thread, self.port)
+        self.port = self._server.servers[0].sockets[0].getsockname()[1]
+        return self
 
 # %% ../../nbs/14_translator.server.ipynb #77f387b6
 PREFIX_CATEGORIES = {'NCBIGene': 'Gene', 'HGNC': 'Gene', 'ENSEMBL': 'Gene', 'UniProtKB': 'Protein',
@@ -1272,7 +1208,7 @@ def _add_path(edges: dict, cats: dict, rng: np.random.Generator, q, binding: dic
     qg = q.message['message']['query_graph']
     for qn, c in binding.items(): cats.setdefault(c, {}).update(dict.fromkeys(_categories_for(qg['nodes'][qn], c)))
     for qe in qg['edges'].values():
-        pred = (qe.get('predicates') or [qe.get('predicate') or RELATED_TO])[0]
+        pred = (qe.get('predicates') or [qe.get('predicate') or _RELATED_TO])[0]
         key = (binding[qe['subject']], pred, binding[qe['object']])
         score = float(rng.uniform(lo, 1.0))
         if key not in edges or edges[key].score < score:      # a better score replaces the edge, keeping its id

@@ -4,14 +4,17 @@
 
 # %% ../../nbs/17_translator.sweep.ipynb #d65e50e8
 from __future__ import annotations
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
 
 from ..family import family_named
+from ..options import from_mapping, sweep_schema
+from .options import FetchOptions, HttpOptions, Judging
 
 # %% auto #0
-__all__ = ['LOCAL_TARGETS', 'translator_rows', 'run_translator_unit']
+__all__ = ['TranslatorUnitOptions', 'translator_rows', 'run_translator_unit']
 
 # %% ../../nbs/17_translator.sweep.ipynb #bf13c190
 LOCAL_TARGETS = ('reference', 'reference-shuffled')
@@ -26,25 +29,41 @@ def _local_server(target: str):
         kg = KnowledgeGraph([replace(e, score=float(s)) for e, s in zip(kg.edges, scores)])
     return ReferenceServer(kg)
 
+# %% ../../nbs/17_translator.sweep.ipynb #0ac5e86f
+@dataclass
+class TranslatorUnitOptions(Judging, HttpOptions):
+    "A Translator sweep unit's options: how to fetch (or which stored results) and how to judge."
+    url: str|None = None          # the target's URL (default: targets.json's; the reference targets run locally)
+    mode: str|None = None         # sync | async | ars (default from targets.json)
+    config: Path|None = None      # config directory (default: the shipped upstream benchmarks)
+    results: Path|None = None     # a fetch run folder to evaluate instead of fetching
+
+    def fetching(self, url: str|None) -> FetchOptions:
+        "How the unit fetches (always a new run) from `url`."
+        http = {f.name: getattr(self, f.name) for f in fields(HttpOptions)}
+        return FetchOptions(**http, url=url, mode=self.mode, config=self.config, new=True)
+
+    def judging(self) -> dict:
+        "How the unit judges, as `evaluate_results`' keywords."
+        return {f.name: getattr(self, f.name) for f in fields(Judging)}
+
 # %% ../../nbs/17_translator.sweep.ipynb #87271aa0
 def translator_rows(ev) -> list[dict]:
-    "Database rows of one Evaluation: metrics at the report's k values, and MRR."
-    from benchnb.translator.evaluate import EXTRAS, UPSTREAM, report_ks
+    "Database rows of one Evaluation: each metric of `TRANSLATOR_METRICS` at the report's k values (MRR: once)."
+    from benchnb.translator.evaluate import TRANSLATOR_METRICS, report_ks
     c = ev.curves()
-    at_k = [m for m in UPSTREAM + EXTRAS if m != 'mean_reciprocal_rank']
-    rows = [{'metric': m, 'value': float(c[m][k - 1]), 'params': {'k': k}} for m in at_k for k in report_ks(ev.k)]
-    return rows + [{'metric': 'mean_reciprocal_rank', 'value': float(c['mean_reciprocal_rank']), 'params': {}}]
+    rows = [{'metric': t.name, 'value': float(c[t.name][k - 1]), 'params': {'k': k}}
+            for t in TRANSLATOR_METRICS if t.at_k for k in report_ks(ev.k)]
+    return rows + [{'metric': t.name, 'value': float(c[t.name]), 'params': {}} for t in TRANSLATOR_METRICS if not t.at_k]
 
 # %% ../../nbs/17_translator.sweep.ipynb #7832a0fd
-def _translator_fetch(unit: dict, work_dir: str, o: dict) -> Path:
-    from benchnb.translator.fetch import RetryPolicy, fetch_benchmark
+def _translator_fetch(unit: dict, work_dir: str, o: TranslatorUnitOptions) -> Path:
+    from benchnb.translator.fetch import fetch_benchmark
     bench, target = unit['dataset'], unit['model']
-    local = _local_server(target).start() if target in LOCAL_TARGETS and not o['url'] else None
+    local = _local_server(target).start() if target in LOCAL_TARGETS and not o.url else None
     try:
-        url = local.url + '/query' if local else o['url']
-        s = fetch_benchmark(bench, target, Path(work_dir)/'translator'/unit['unit_id'], o['config'], url=url,
-                            concurrency=o['concurrency'], policy=RetryPolicy(retries=2, backoff=0.5), new=True)
-        return s.run_dir
+        fetching = o.fetching(local.url + '/query' if local else o.url)
+        return fetch_benchmark(bench, target, Path(work_dir)/'translator'/unit['unit_id'], opts=fetching).run_dir
     finally:
         if local: local.stop()
 
@@ -53,10 +72,9 @@ def run_translator_unit(unit: dict, work_dir: str) -> list[dict]:
     "Fetch `dataset` (a benchmark) from `model` (a target), or take stored results, and evaluate them."
     from benchnb.translator.evaluate import evaluate_results
     from benchnb.translator.leaderboard import translator_observations
-    o, bench, target = unit['options'], unit['dataset'], unit['model']
-    results = o['results']
-    if results is None: results = _translator_fetch(unit, work_dir, o)
-    ev = evaluate_results(bench, results, target, o['k'], o['config'])[0]
+    o, bench, target = from_mapping(TranslatorUnitOptions, unit['options']), unit['dataset'], unit['model']
+    results = o.results if o.results is not None else _translator_fetch(unit, work_dir, o)
+    ev = evaluate_results(bench, results, target, config=o.config, **o.judging())[0]
     output_json = ev.save(plots=False)[0]
     return translator_rows(ev) + translator_observations(output_json)   # per-query values: for `results compare`
 
@@ -65,8 +83,7 @@ family_named('translator').unit_kind(
     'translator', run_translator_unit,
     example={'dataset': 'treats', 'model': 'reference', 'task': 'evaluate', 'options': {'k': 5}},
     tasks=['evaluate'],
-    options={'k': (int, 20), 'url': (str, None), 'config': (str, None), 'results': (str, None),
-             'concurrency': (int, 8)},
+    options=sweep_schema(TranslatorUnitOptions),
     path_fields=lambda u: [f"options.{f}" for f in ('config', 'results') if u['options'][f]],
     description="Translator: dataset = benchmark, model = target (reference targets run locally), "
                 "or options.results = a fetch run folder")

@@ -12,9 +12,7 @@ from typing import Any, Iterator, Mapping, Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['KL_AT', 'BINDINGS', 'LOG_LEVELS', 'Problem', 'check_binding', 'binding_ids', 'check_analyses', 'check_result',
-           'check_edge', 'check_aux_graphs', 'check_analysis_links', 'check_links', 'check_logs', 'evaluation_checks',
-           'validate_response', 'problem_summary']
+__all__ = ['LOG_LEVELS', 'Problem', 'binding_ids', 'validate_response', 'problem_summary']
 
 # %% ../../nbs/15_translator.validate.ipynb #b6e5b1a6
 @dataclass(frozen=True)
