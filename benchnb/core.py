@@ -17,8 +17,8 @@ from tqdm import tqdm
 __all__ = ['EXIT_OK', 'EXIT_ERROR', 'EXIT_USAGE', 'EXIT_FAILURES', 'EXIT_INTERRUPTED', 'EXIT_CODES', 'BenchnbError',
            'ConfigError', 'DataError', 'RegistryError', 'RunError', 'example', 'resumable', 'RegistryEntry',
            'did_you_mean', 'Registry', 'get_logger', 'configure_logging', 'progress_mode', 'plural', 'StageLines',
-           'progress', 'close_progress', 'import_plugin', 'load_plugins', 'device_name', 'resource_path',
-           'seed_everything', 'limited_threads', 'package_versions', 'gpu_available']
+           'progress', 'close_progress', 'import_plugin', 'load_plugins', 'resource_path', 'seed_everything',
+           'limited_threads', 'package_versions', 'gpu_available']
 
 # %% ../nbs/00_core.ipynb #0d1c96e5
 def _short_repr(v, limit=80):
@@ -264,12 +264,6 @@ def load_plugins(package: str='benchnb', group: str='benchnb.plugins', only: str
     mods = [m for m in mods if importlib.util.find_spec(m) is not None]
     for m in mods + [ep.value for ep in metadata.entry_points(group=group)]: import_plugin(m)
     return dict(_plugin_errors)
-
-# %% ../nbs/00_core.ipynb #104615ec
-def device_name(device: str|int|None) -> str:
-    "`benchnb.options.parse_device` (the one device parser), letting 'auto' and 'torch-cpu' through to the caller."
-    from benchnb.options import parse_device                    # options imports core: looked up when called
-    return parse_device(device, also=('auto', 'torch-cpu'))
 
 # %% ../nbs/00_core.ipynb #8d26c0c7
 _PKG_DIR = Path(__file__).resolve().parent if '__file__' in globals() else Path.cwd().parent/'benchnb'

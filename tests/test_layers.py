@@ -93,10 +93,7 @@ def layer(number: float) -> int:
 # Same for 47a_resultsdb.options, used by 45a site and 47 resultsdb.cli.
 NUMBERED_LATE = {(f'benchnb.resultsdb.{user}', f'benchnb.resultsdb.{used}')
                  for user in ('site', 'cli') for used in ('compare', 'options')}
-# A real upward import, known: `core.device_name` imports `benchnb.options` inside the function (an alias of
-# `options.parse_device` kept for its callers; test_import_graph sees the core <-> options cycle too). Moving the
-# callers to `options.parse_device` and deleting the alias removes it; then this set must be emptied.
-KNOWN_UPWARD = {('benchnb.core', 'benchnb.options')}
+KNOWN_UPWARD: set = set()     # no module imports one above it
 
 
 def test_modules_import_downward():

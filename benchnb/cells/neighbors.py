@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import ConfigError, DataError, device_name, get_logger
+from ..core import ConfigError, DataError, get_logger
 from ..options import parse_device
 from .inputs import as_embedding
 
@@ -472,7 +472,7 @@ def torch_centred(X: np.ndarray, dtype, device: str) -> tuple:
 def torch_device(device: str):
     "The torch device of a resolved `device` ('torch-cpu' is torch's CPU, 'gpu' the current CUDA device)."
     import torch
-    return torch.device('cpu' if device == 'torch-cpu' else device_name(device))
+    return torch.device('cpu' if device == 'torch-cpu' else parse_device(device, also=('auto',)))
 
 # %% ../../nbs/20d_cells.neighbors.ipynb #f6810d98
 def _knn_torch(X: np.ndarray, k: int, device: str, dtype, block_rows: int) -> Neighbors:

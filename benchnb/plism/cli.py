@@ -29,7 +29,7 @@ cli = typer.Typer(no_args_is_help=True, add_completion=False,
 def _top_k(ctx: typer.Context, top_k: Sequence) -> list[int]:
     "The --top-k values, including the bare numbers that follow the flag (`--top-k 1 3 5 10`)."
     from click.core import ParameterSource
-    from benchnb.plism.evaluate import parse_top_k
+    from benchnb.plism.data import parse_top_k
     extra = list(ctx.args)
     if any(not a.isdigit() for a in extra): raise ConfigError("unexpected argument(s)", field='args', value=extra)
     if extra and ctx.get_parameter_source('top_k') == ParameterSource.DEFAULT: top_k = []

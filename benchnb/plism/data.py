@@ -18,10 +18,10 @@ if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a
 # %% auto #0
 __all__ = ['log', 'N_TILES_PER_SLIDE', 'SUBSET_SIZES', 'DEFAULT_N_TILES', 'CATEGORIES', 'PAIR_FIELDS', 'PlismDataError',
            'slide_id', 'official_slide_ids', 'PlismPair', 'pair_of', 'pair_category', 'slide_pairs', 'pair_rows',
-           'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles', 'tile_subset', 'n_tiles_label',
-           'features_path', 'find_feature_files', 'read_features', 'load_slide_features', 'write_features',
-           'parse_shard', 'shard_block', 'PlismTiles', 'check_hub', 'download_plism', 'find_h5_slides', 'render_tile',
-           'SynthOptions', 'make_synthetic_slides', 'ihc_slides']
+           'pairs_table', 'category_mask', 'in_category', 'parse_n_tiles', 'parse_top_k', 'tile_subset',
+           'n_tiles_label', 'features_path', 'find_feature_files', 'read_features', 'load_slide_features',
+           'write_features', 'parse_shard', 'shard_block', 'PlismTiles', 'check_hub', 'download_plism',
+           'find_h5_slides', 'render_tile', 'SynthOptions', 'make_synthetic_slides', 'ihc_slides']
 
 # %% ../../nbs/30_plism.data.ipynb #c8e88b28
 STAININGS = ('GIV', 'GIVH', 'GM', 'GMH', 'GV', 'GVH', 'HR', 'HRH', 'KR', 'KRH', 'LM', 'LMH', 'MY')
@@ -142,6 +142,16 @@ def parse_n_tiles(n_tiles: int|str|None) -> int|str:
     if int(n_tiles) < 1:
         raise ConfigError("n_tiles must be a positive integer or 'all'", field='n_tiles', value=n_tiles)
     return int(n_tiles)
+
+# %% ../../nbs/30_plism.data.ipynb #c1a7458a
+def parse_top_k(top_k: Sequence[int|str]|str|None) -> list[int]:
+    "k values from a list or a string like '1 3 5 10' or '1,3,5,10' (order kept, duplicates dropped)."
+    if top_k is None: return [1, 3, 5, 10]
+    if isinstance(top_k, str): items = top_k.replace(',', ' ').split()
+    else: items = [t for x in top_k for t in str(x).replace(',', ' ').split()]
+    if not items or not all(i.isdigit() and int(i) >= 1 for i in items):
+        raise ConfigError("top-k values must be positive integers", field='top_k', value=top_k)
+    return list(dict.fromkeys(int(i) for i in items))
 
 # %% ../../nbs/30_plism.data.ipynb #3c899181
 def upstream_subset(n: int) -> np.ndarray:

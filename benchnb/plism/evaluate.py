@@ -15,15 +15,15 @@ from ..core import ConfigError, DataError, RunError, get_logger, progress
 from ..results import format_mean_std_median_iqr
 from ..runs import Ledger, ResourceMeter, RunDir, atomic_files, json_text, now_iso, write_json
 from .data import (CATEGORIES, category_mask, find_feature_files, in_category, load_slide_features,
-    n_tiles_label, pair_rows, parse_shard, read_features, shard_block, slide_pairs, tile_subset)
+    n_tiles_label, pair_rows, parse_shard, parse_top_k, read_features, shard_block, slide_pairs, tile_subset)
 from .kernel import Backend, l2_normalize, make_backend, twin_ranks
 from .options import EvaluateOptions
 if TYPE_CHECKING: import pandas as pd   # imported where a DataFrame is built: a small run never loads pandas
 
 # %% auto #0
-__all__ = ['log', 'LEADERBOARD_CELLS', 'metric_columns', 'parse_top_k', 'get_results', 'median_part', 'leaderboard_score',
-           'load_normalized', 'compute_metrics', 'merge_metrics', 'read_results', 'results_text', 'leaderboard',
-           'plot_distributions', 'slide_table', 'plot_slide_heatmap', 'check_inputs']
+__all__ = ['log', 'LEADERBOARD_CELLS', 'metric_columns', 'get_results', 'median_part', 'leaderboard_score', 'load_normalized',
+           'compute_metrics', 'merge_metrics', 'read_results', 'results_text', 'leaderboard', 'plot_distributions',
+           'slide_table', 'plot_slide_heatmap', 'check_inputs']
 
 # %% ../../nbs/33_plism.evaluate.ipynb #afb6f158
 PAIR_COLUMNS = ['slide_a', 'features_path_a', 'staining_a', 'scanner_a',
@@ -35,16 +35,6 @@ log = get_logger('plism.evaluate')
 def metric_columns(top_k: Sequence[int]) -> list[str]:
     "Upstream metric column names for `top_k`."
     return ['cosine_similarity'] + [f"top_{k}_accuracy" for k in top_k]
-
-# %% ../../nbs/33_plism.evaluate.ipynb #07ce6388
-def parse_top_k(top_k: Sequence[int|str]|str|None) -> list[int]:
-    "k values from a list or a string like '1 3 5 10' or '1,3,5,10' (order kept, duplicates dropped)."
-    if top_k is None: return [1, 3, 5, 10]
-    if isinstance(top_k, str): items = top_k.replace(',', ' ').split()
-    else: items = [t for x in top_k for t in str(x).replace(',', ' ').split()]
-    if not items or not all(i.isdigit() and int(i) >= 1 for i in items):
-        raise ConfigError("top-k values must be positive integers", field='top_k', value=top_k)
-    return list(dict.fromkeys(int(i) for i in items))
 
 # %% ../../nbs/33_plism.evaluate.ipynb #adb3f076
 def results_cells(metrics: Sequence[dict], top_k: Sequence[int]) -> dict[str, dict[str, str]]:

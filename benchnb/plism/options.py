@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..core import ConfigError
 from ..options import opt, parse_device
-from .data import DEFAULT_N_TILES, parse_n_tiles
+from .data import DEFAULT_N_TILES, parse_n_tiles, parse_top_k
 
 # %% auto #0
 __all__ = ['EXTRACT_PRECISIONS', 'EvaluateOptions', 'ExtractOptions']
@@ -29,7 +29,6 @@ class EvaluateOptions:
     memory_mb: float = 256              # Memory budget of one similarity block, in MB (> 0).
 
     def __post_init__(self):
-        from benchnb.plism.evaluate import parse_top_k
         if not (isinstance(self.memory_mb, (int, float)) and self.memory_mb > 0):
             raise ConfigError("must be a positive number of MB", field='memory_mb', value=self.memory_mb)
         if not (isinstance(self.workers, int) and self.workers >= 1):
