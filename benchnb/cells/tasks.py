@@ -24,8 +24,8 @@ from .scib import SCIB_METRICS, ScibContext, ScibMetric
 # %% auto #0
 __all__ = ['log', 'BASELINE', 'EXPRESSION_BASELINE', 'tasks', 'TASK_MODULES', 'DataType', 'CellDataset', 'BaseTask',
            'pca_baseline', 'ClusteringTask', 'EmbeddingTask', 'make_classifiers', 'fold_scores', 'run_fold_jobs',
-           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'all_tasks', 'make_task', 'check_inputs', 'evaluate',
-           'evaluate_seeds']
+           'MetadataLabelPredictionTask', 'BatchIntegrationTask', 'all_tasks', 'make_task', 'check_inputs',
+           'eval_options', 'evaluate', 'evaluate_seeds']
 
 # %% ../../nbs/21_cells.tasks.ipynb #80d480dc
 log = get_logger('cells.tasks')
@@ -477,10 +477,19 @@ def _task_rows(data: CellDataset, name: str, models: list[str], opts: EvalOption
         if bar is not None: bar.update(1)
     return rows
 
+# %% ../../nbs/21_cells.tasks.ipynb #f00247d7
+_EARLIER_NAMES = {'label_key': 'labels', 'batch_key': 'batch', 'task_names': 'tasks', 'baseline_layer': 'layer'}
+
+def eval_options(opts: EvalOptions|None=None, **fields) -> EvalOptions:
+    "`opts`, or the `EvalOptions` that keyword `fields` describe (earlier parameter names accepted); not both."
+    if opts is not None and fields: raise TypeError(f"give `opts` or its fields, not both: {sorted(fields)}")
+    return opts if opts is not None else EvalOptions(**{_EARLIER_NAMES.get(k, k): v for k, v in fields.items()})
+
 # %% ../../nbs/21_cells.tasks.ipynb #70957e7f
-def evaluate(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions) -> list[dict]:
+def evaluate(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions|None=None, **fields) -> list[dict]:
     ("Run the tasks of `opts` on `data` for obsm `embeddings` (+ baselines; the PCA one from X, `opts.layer` or .raw) "
-     "→ rows {task, model, metric, value, params}.")
+     "→ rows {task, model, metric, value, params}; `fields` instead of `opts`: see `eval_options`.")
+    opts = eval_options(opts, **fields)
     names, baseline = _task_names(opts.task_names, opts.batch), opts.baselines
     for e in embeddings: data.add_embedding(e)
     check_inputs(data, names, opts.labels, opts.batch, opts.extras)
@@ -496,8 +505,9 @@ def evaluate(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions) ->
     return rows
 
 # %% ../../nbs/21_cells.tasks.ipynb #36e01cb0
-def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions,
-                   seeds: Sequence[int]=(42,)) -> tuple[list[dict], pd.DataFrame]:
+def evaluate_seeds(data: CellDataset, embeddings: Sequence[str], opts: EvalOptions|None=None,
+                   seeds: Sequence[int]=(42,), **fields) -> tuple[list[dict], pd.DataFrame]:
     "Per-seed rows (with `seed`) of `evaluate` and their aggregate (mean ± sample std per task/model/metric/params)."
+    opts = eval_options(opts, **fields)
     rows = [{**r, 'seed': s} for s in seeds for r in evaluate(data, embeddings, replace(opts, seed=s))]
     return rows, aggregate_results(pd.DataFrame(rows), by=['task', 'model'], ddof=1)
