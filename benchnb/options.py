@@ -45,14 +45,18 @@ def _class_source(cls) -> str:
     return found[-1] if found else ''
 
 def field_docs(cls) -> dict[str, str]:
-    "Each field's comment in the source of `cls` or of the dataclass it inherits it from (docments style); '' if none."
+    "Each field's comment (docments style, going on in comment lines right below) in `cls` or a base; '' if none."
     src = '\n'.join(_class_source(c) for c in cls.__mro__ if '__dataclass_fields__' in vars(c))  # own first
-    out, names = {}, {f.name for f in fields(cls)}
+    out, names, last = {}, {f.name for f in fields(cls)}, (None, -1, -1)   # the latest comment: field, line, column
     lines = src.splitlines()
     for tok in tokenize.generate_tokens(io.StringIO(src).readline):
         if tok.type != tokenize.COMMENT: continue
-        m = re.match(r'\s*(\w+)\s*:', lines[tok.start[0] - 1])
-        if m and m[1] in names and m[1] not in out: out[m[1]] = tok.string.lstrip('#').strip()
+        row, text = tok.start[0], tok.string.lstrip('#').strip()
+        m = re.match(r'\s*(\w+)\s*:', lines[row - 1])
+        if m and m[1] in names and m[1] not in out: out[m[1]], last = text, (m[1], row, tok.start[1])
+        elif last[0] and lines[row - 1].lstrip().startswith('#') and (last[1], last[2]) == (row - 1, tok.start[1]):
+            out[last[0]], last = f"{out[last[0]]} {text}", (last[0], row, tok.start[1])   # aligned: it goes on
+        else: last = (None, row, tok.start[1])
     return {n: out.get(n, '') for n in (f.name for f in fields(cls))}
 
 # %% ../nbs/00d_options.ipynb #dd003c70
