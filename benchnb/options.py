@@ -33,11 +33,14 @@ def _parsed(path: str) -> tuple[list[str], ast.Module]:
     return src.splitlines(keepends=True), ast.parse(src)
 
 def _class_source(cls) -> str:
-    "`cls`'s source: from its module's file (parsed once), else from the last notebook cell that defined it (linecache)."
+    "`cls`'s source: from its module's file (parsed once), else from the last notebook cell defining it (linecache)."
     try:
         lines, tree = _parsed(inspect.getsourcefile(sys.modules[cls.__module__]))
         found = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
-        if found: return ''.join(lines[found[-1].lineno - 1:found[-1].end_lineno])
+        if found:                          # the last field's help may go on in comment lines below the class's end
+            end = found[-1].end_lineno
+            while end < len(lines) and lines[end][:1].isspace() and lines[end].lstrip().startswith('#'): end += 1
+            return ''.join(lines[found[-1].lineno - 1:end])
     except (OSError, TypeError, KeyError, SyntaxError, ValueError): pass
     head = re.compile(rf'^class {cls.__name__}\b.*$\n((?:[ \t]+.*\n|\s*\n)*)', re.M)
     cells = [''.join(lines) for name, (_, _, lines, _) in list(linecache.cache.items()) if str(name).startswith('<')]

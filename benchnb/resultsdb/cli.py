@@ -197,7 +197,8 @@ _TableCsvOpt = _param('csv', typer.Option(None, '--csv', help="Also write the fu
 
 # %% ../../nbs/47_resultsdb.cli.ipynb #64f0503e
 _COMPARE_EXTRA = (_DbDirArg,
-                  _param('family', typer.Option(..., '--family', '-f', help="The family whose models are compared."), str),
+                  _param('family', typer.Option(..., '--family', '-f',
+                                                help="The family whose models are compared."), str),
                   _param('baseline', typer.Option(..., '--baseline', '-b',
                                                   help="The model every other one is compared to."), str),
                   _TableCsvOpt)

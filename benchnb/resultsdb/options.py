@@ -17,7 +17,8 @@ class CompareOptions:
     "How `compare` compares the models of one family with its baseline."
     metric: str|None = opt(None, '--metric')            # Only this metric.
     dataset: str|None = opt(None, '--dataset', '-d')    # Only this dataset (no across-datasets rows).
-    margin: float|None = opt(None, '--margin')          # Also call a row 'equivalent' when its interval lies within ±MARGIN.
+    margin: float|None = opt(None, '--margin')          # Also call a row 'equivalent' when
+                                                        # its interval lies within ±MARGIN.
     alpha: float = opt(0.05, cli=False)                  # The family-wise error rate the Holm-adjusted verdicts keep.
     seed: int = opt(0, cli=False)                        # The seed of the sign-flip tests' random flips.
 
@@ -27,10 +28,14 @@ class DiffOptions:
     family: str|None = opt(None, '--family', '-f')      # Only this family.
     metric: str|None = opt(None, '--metric')            # Only this metric.
     dataset: str|None = opt(None, '--dataset', '-d')    # Only this dataset.
-    margin: float|None = opt(None, '--margin')          # Also call a row 'equivalent' when its interval lies within ±MARGIN.
-    fail_on_regression: bool = opt(False, '--fail-on-regression')  # Exit 4 when some metric is significantly worse, 5 when some BASE row is missing in NEW or untestable (see below).
+    margin: float|None = opt(None, '--margin')          # Also call a row 'equivalent' when
+                                                        # its interval lies within ±MARGIN.
+    fail_on_regression: bool = opt(False, '--fail-on-regression')  # Exit 4 when some metric is significantly
+                                                                   # worse, 5 when some BASE row is missing
+                                                                   # in NEW or untestable (see below).
     allow_missing: bool = opt(False, '--allow-missing')              # A BASE row missing in NEW does not fail the gate.
-    allow_untestable: bool = opt(False, '--allow-untestable')        # A row that cannot be tested (too few units, no value) does not fail the gate.
+    allow_untestable: bool = opt(False, '--allow-untestable')        # A row that cannot be tested (too few
+                                                                     # units, no value) does not fail the gate.
     alpha: float = opt(0.05, cli=False)                  # The family-wise error rate the Holm-adjusted verdicts keep.
     seed: int = opt(0, cli=False)                        # The seed of the sign-flip tests' random flips.
 

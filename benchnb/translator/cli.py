@@ -289,8 +289,11 @@ class ServeOptions(ServerOptions, Faults):
     kg: Path|None = None                   # KGX-style edges TSV (default: the shipped demo KG).
     host: str = '127.0.0.1'                # Address to listen on (0.0.0.0: every interface).
     port: int = 8000                       # Port to listen on.
-    callback_allow: list[str]|None = None  # Host, address or CIDR network async callbacks may go to although not public, e.g. 10.0.0.0/8 (repeatable; default: public addresses only, plus loopback when the server itself listens on loopback).
-    allow_private_callbacks: bool = False  # Allow callbacks to any address: loopback, private, link-local (trusted networks).
+    callback_allow: list[str]|None = None  # Host, address or CIDR network async callbacks may go to although
+                                           # not public, e.g. 10.0.0.0/8 (repeatable; default: public addresses
+                                           # only, plus loopback when the server itself listens on loopback).
+    allow_private_callbacks: bool = False  # Allow callbacks to any address: loopback,
+                                           # private, link-local (trusted networks).
     query_seconds: float = 10.0            # Search time of one query; past it the answer is truncated (logged).
 
 # %% ../../nbs/19_translator.cli.ipynb #81cc622a
@@ -318,8 +321,10 @@ def serve_cmd(opts: ServeOptions):
 
 # %% ../../nbs/19_translator.cli.ipynb #f090afaa
 _RUN_EXTRAS = (_BENCHMARK, _TARGET, _RESULTS, _param('k', _KOpt, int),
-               _param('no_normalize', typer.Option(False, '--no-normalize', help=field_docs(EvaluateOptions)['no_normalize']), bool),
-               _param('plots', typer.Option(True, '--plots/--no-plots', help=field_docs(EvaluateOptions)['plots']), bool))
+               _param('no_normalize', typer.Option(False, '--no-normalize',
+                                                   help=field_docs(EvaluateOptions)['no_normalize']), bool),
+               _param('plots', typer.Option(True, '--plots/--no-plots',
+                                            help=field_docs(EvaluateOptions)['plots']), bool))
 
 @cli.command('run', epilog=example("benchnb translator serve --port 8000 &",
         "benchnb translator run OOPD local --url http://127.0.0.1:8000/query --results results --no-normalize"))
@@ -420,11 +425,13 @@ class SuitesRunOptions(RunOptions):
     retry_failed: bool = False           # Refetch the failed queries of the latest runs.
     limit: int|None = None               # Fetch at most this many pending queries per run.
     normalizer: Path|None = None         # JSON {curie: preferred curie} or a saved NodeNorm reply.
-    nodenorm: bool = False               # Normalize the suites' CURIEs with the Node Normalizer first, as the harness does (network).
+    nodenorm: bool = False               # Normalize the suites' CURIEs with the Node
+                                         # Normalizer first, as the harness does (network).
     nodenorm_url: str|None = None        # Node Normalizer get_normalized_nodes URL.
     matrix: Path|None = None             # Also write the assets × agents matrix (CSV).
     fail_fast: bool = False              # Send no further suites to a target that answered none of a suite's queries.
-    tests: Path|None = None              # Folder holding test_suites/ (default: the shipped NCATSTranslator/Tests copy).
+    tests: Path|None = None              # Folder holding test_suites/ (default:
+                                         # the shipped NCATSTranslator/Tests copy).
 
 _SUITE_EXTRAS = (_param('suite', typer.Argument(..., help="Suite id (its file name without .json), or 'all'.")),
                  _param('targets', typer.Argument(..., help="Target names from targets.json, or NAME=URL."), list[str]),

@@ -66,15 +66,18 @@ class RunOptions(HttpOptions):
     "How a resumable run sends its queries to one target."
     url: str|None = None                  # Override the target URL, or define an ad-hoc target.
     mode: str|None = None                 # sync | async | ars (default from targets.json).
-    run_id: str|None = opt(None, '--run-id', '--resume')  # Use (or resume) this run (a name under RESULTS/BENCHMARK/TARGET, or a path).
+    run_id: str|None = opt(None, '--run-id', '--resume')  # Use (or resume) this run (a name under
+                                                          # RESULTS/BENCHMARK/TARGET, or a path).
     new: bool = False                     # Always start a new run.
     retry_failed: bool = False            # Refetch the failed queries of the latest run.
     limit: int|None = None                # Fetch at most this many pending queries.
     poll_interval: float = 5.0            # Async/ARS status poll interval (s).
     max_wait: float = 600.0               # Async/ARS time budget per query (s).
-    probe_timeout: float = PROBE_TIMEOUT  # Before any query: seconds to wait for the target to accept a connection and answer one GET (0: no probe).
+    probe_timeout: float = PROBE_TIMEOUT  # Before any query: seconds to wait for the target to
+                                          # accept a connection and answer one GET (0: no probe).
     config: Path|None = None              # Config directory (default: the shipped upstream benchmarks).
-    stop_if_down: bool = opt(True, cli=False)          # stop when the first queries all fail in a way that blames the target
+    stop_if_down: bool = opt(True, cli=False)          # stop when the first queries all fail
+                                                       # in a way that blames the target
     session: Any = opt(None, cli=False, sweep=False)   # the `requests.Session` to send with (default: one for the run)
 
     def translator_config(self):
@@ -86,11 +89,13 @@ class RunOptions(HttpOptions):
 class FetchOptions(RunOptions):
     "How `fetch` gets a benchmark's answers from a target."
     unscored: bool = False                # Use the target's fetch_unscored entry.
-    trapi: str|None = None                # TRAPI version the target speaks (default from targets.json, else 1.5); 2.0 puts the query options in Query.parameters.
+    trapi: str|None = None                # TRAPI version the target speaks (default from targets.json,
+                                          # else 1.5); 2.0 puts the query options in Query.parameters.
     query_timeout: float|None = None      # Time budget asked of the target per query (s), sent in the query.
     log_level: str|None = None            # TRAPI log_level sent in the query: ERROR | WARNING | INFO | DEBUG.
     bypass_cache: bool|None = opt(None, '--bypass-cache/--use-cache')  # TRAPI bypass_cache sent in the query.
-    completion: str = opt('poll', '--async-completion')  # Async mode: poll the job status, or 'callback' (the target POSTs the response to a local listener).
+    completion: str = opt('poll', '--async-completion')  # Async mode: poll the job status, or 'callback' (the
+                                                         # target POSTs the response to a local listener).
     callback_host: str = '127.0.0.1'      # Address the callback listener binds to.
     callback_port: int = 0                # Port of the callback listener (0: any free port).
     callback_url: str|None = None         # Base URL the target should call back (default http://HOST:PORT).
@@ -100,7 +105,8 @@ class FetchOptions(RunOptions):
     def sent_options(self) -> dict:
         "The TRAPI query options sent with every query (None ones left out; an unknown one raises)."
         given = zip(QUERY_OPTIONS, (self.query_timeout, self.log_level, self.bypass_cache))
-        options = {k: v for k, v in (self.options or {}).items() if v is not None} | {k: v for k, v in given if v is not None}
+        options = ({k: v for k, v in (self.options or {}).items() if v is not None}
+                   | {k: v for k, v in given if v is not None})
         if unknown := sorted(set(options) - set(QUERY_OPTIONS)):
             msg = f"unknown query option (known: {', '.join(QUERY_OPTIONS)})"
             raise TranslatorConfigError(msg, field='options', value=unknown[0])
@@ -113,9 +119,11 @@ class Judging:
     k: int = 20                  # Number of ranked results considered (1 to 1000).
     binding: str = 'first'       # first (upstream) | any bound CURIE may match.
     score_from: str = 'first'    # first (upstream) | max analysis score.
-    order_by: str = 'score'      # score (upstream) | rank | sugeno: the ARS merged ordering (messages without it: by score).
+    order_by: str = 'score'      # score (upstream) | rank | sugeno: the ARS merged
+                                 # ordering (messages without it: by score).
     no_xref: bool = False        # Ignore biolink:xref aliases.
-    validate: bool = False       # Also check each response's TRAPI structure; report problems (validation.json), metrics unchanged.
+    validate: bool = False       # Also check each response's TRAPI structure; report
+                                 # problems (validation.json), metrics unchanged.
 
     def recorded(self) -> dict:
         "What an `Evaluation` records of these options."
@@ -166,7 +174,8 @@ class ServerOptions:
     max_body: int = 50_000_000             # Largest request body accepted, in bytes (larger: 413).
     max_jobs: int = 1000                   # Async/ARS jobs kept at once (beyond it the oldest is dropped).
     job_ttl: float = 3600.0                # Seconds a job stays retrievable after its submission.
-    enable_faults: bool = False            # Serve POST /benchnb/faults (whoever reaches the server can then make it fail or hang).
+    enable_faults: bool = False            # Serve POST /benchnb/faults (whoever reaches
+                                           # the server can then make it fail or hang).
     async_delay: float = opt(0.05, cli=False)        # seconds before an async job is answered
     ars_delay: float = opt(0.2, cli=False)           # seconds before an ARS message's agents are done
     async_callback: bool = opt(True, cli=False)      # POST an async job's response to its callback URL

@@ -54,7 +54,8 @@ def translator_rows(ev) -> list[dict]:
     c = ev.curves()
     rows = [{'metric': t.name, 'value': float(c[t.name][k - 1]), 'params': {'k': k}}
             for t in TRANSLATOR_METRICS if t.at_k for k in report_ks(ev.k)]
-    return rows + [{'metric': t.name, 'value': float(c[t.name]), 'params': {}} for t in TRANSLATOR_METRICS if not t.at_k]
+    return rows + [{'metric': t.name, 'value': float(c[t.name]), 'params': {}}
+                   for t in TRANSLATOR_METRICS if not t.at_k]
 
 # %% ../../nbs/17_translator.sweep.ipynb #7832a0fd
 def _translator_fetch(unit: dict, work_dir: str, o: TranslatorUnitOptions) -> Path:
