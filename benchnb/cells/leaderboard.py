@@ -121,10 +121,10 @@ def _cells_leaders(db: ResultsDB) -> list[Leader]:
     return out
 
 # %% ../../nbs/28_cells.leaderboard.ipynb #5ae29de6
-_CELLS_SECTION = ("Mean over seeds and repeated units. Colour = the value on one 0–1 scale (values outside it are clipped), "
-                  "so close values look alike whatever the number of models; the numbers are black or white, whichever "
-                  "contrasts more with the cell. Rows are ordered by `mean scaled`: each metric min–max scaled across "
-                  "the models of a dataset, then averaged (scIB's presentation).")
+_CELLS_SECTION = ("Mean over seeds and repeated units. Colour = the value on one 0–1 scale (values outside it are "
+                  "clipped), so close values look alike whatever the number of models; the numbers are black or "
+                  "white, whichever contrasts more with the cell. Rows are ordered by `mean scaled`: each metric "
+                  "min–max scaled across the models of a dataset, then averaged (scIB's presentation).")
 
 def _cells_section(db: ResultsDB, out: Path) -> None:
     "The cells section of the leaderboard report: the models × metrics heat table, as a table and a picture."

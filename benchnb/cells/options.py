@@ -21,15 +21,17 @@ class KernelOptions:
                                                           # for millions of cells).
     device: str = 'cpu'  # Where the metric kernels run: 'cpu' (default), 'cuda' (torch on the GPU), 'torch-cpu'.
 
+_Names = str|list[str]|None        # names: a comma-separated text (the command line's form) or a list
+
 @dataclass(frozen=True, kw_only=True)
 class EvalOptions(KernelOptions):
     "What `evaluate` runs on a dataset's embeddings; `benchnb cells run`'s and a cells sweep unit's options."
     labels: str = opt(..., '-l')                          # obs column with cell-type labels.
     batch: str|None = opt(None, '-b')                     # obs column with batches (for batch_integration).
-    tasks: str|list[str]|None = opt(None, '-t', sweep=False)  # Comma-separated tasks (default:
-                                                              # clustering,embedding,label_prediction[,batch_integration]).
-    baseline: str|list[str]|None = opt(None, sweep=False)  # 'pca' (all tasks) and/or 'expression' (label prediction),
-                                                           # comma-separated.
+    tasks: _Names = opt(None, '-t', sweep=False)          # Comma-separated tasks (default:
+                                                          # clustering,embedding,label_prediction[,batch_integration]).
+    baseline: _Names = opt(None, sweep=False)             # 'pca' (all tasks) and/or 'expression' (label prediction),
+                                                          # comma-separated.
     seed: int = opt(42, sweep=False)                      # Random seed (folds, forests, Leiden, PCA).
     extras: bool = False                                  # Add the scIB metrics to batch_integration (scib-metrics
                                                           # definitions): the rows of cells.scib.SCIB_METRICS marked

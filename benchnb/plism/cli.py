@@ -155,7 +155,8 @@ def leaderboard_cmd(metrics_dir: Path = typer.Option(..., help="The --metrics-di
 @cli.command('download', epilog=example('HF_TOKEN=hf_... benchnb plism download --download-dir plism'))
 @resumable
 def download_cmd(download_dir: Path = typer.Option(..., help="Where the 91 h5 slides (≈ 225 GB) go; rerun to resume."),
-             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN, read from the environment: leave --token out rather than pass --token $HF_TOKEN)."),
+             token: Optional[str] = typer.Option(None, help="Hugging Face token (default: $HF_TOKEN, read from the "
+                                                 "environment: leave --token out rather than pass --token $HF_TOKEN)."),
              workers: int = typer.Option(8, help="Parallel downloads.")):
     "Download the PLISM h5 slides from Hugging Face (owkin/plism-dataset)."
     from benchnb.plism.data import download_plism
@@ -172,15 +173,16 @@ def _list_extractors():
 
 _EXTRACT_INPUTS = (
     _input('extractor', typer.Option(None, help="Registered extractor name (see --list)."), Optional[str]),
-    _input('export_dir', typer.Option(Path('features'), help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."),
-           Path),
+    _input('export_dir', typer.Option(Path('features'),
+                                      help="Writes <export-dir>/<extractor>/<slide_id>/features.npy."), Path),
     _input('download_dir', typer.Option(Path('plism'), help="Folder of the *_to_GMH_S60.tif.h5 slides."), Path),
     _input('list_', typer.Option(False, '--list', help="List the registered extractors and exit."), bool),
     _input('timm', typer.Option(None, '--timm', help="Your own model: a timm name ('vit_small_patch16_224', "
                                 "'hf-hub:org/model'), instead of --extractor; its classifier head is removed."),
            Optional[str]),
-    _input('timm_kwargs', typer.Option(None, '--timm-kwargs', help="JSON of timm.create_model keywords for --timm, "
-                                       "e.g. '{\"img_size\": 224}' (num_classes defaults to 0: features, not classes)."),
+    _input('timm_kwargs', typer.Option(None, '--timm-kwargs',
+                                       help="JSON of timm.create_model keywords for --timm, e.g. '{\"img_size\": 224}' "
+                                       "(num_classes defaults to 0: features, not classes)."),
            Optional[str]))
 
 # %% ../../nbs/39_plism.cli.ipynb #70740898
@@ -233,9 +235,11 @@ for _name, _limits in {'batch_size': dict(min=1), 'workers': dict(min=0, show_de
 _SYNTH_EXAMPLE = "benchnb plism synth --out-dir synth --grid 126 130 --stainings GMH --stainings KR"
 @cli.command('synth', epilog=example(_SYNTH_EXAMPLE))
 def synth_cmd(out_dir: Path = typer.Option(..., help="Folder for the <slide_id>.h5 files."),
-          stainings: List[str] = typer.Option(list(SynthOptions.stainings), help="Staining codes (a slide each per scanner)."),
+          stainings: List[str] = typer.Option(list(SynthOptions.stainings),
+                                              help="Staining codes (a slide each per scanner)."),
           scanners: List[str] = typer.Option(list(SynthOptions.scanners), help="Scanner codes."),
-          grid: tuple[int, int] = typer.Option(SynthOptions.grid, help="Columns and rows of tiles (126 130: about a real slide)."),
+          grid: tuple[int, int] = typer.Option(SynthOptions.grid,
+                                               help="Columns and rows of tiles (126 130: about a real slide)."),
           tile_size: int = typer.Option(SynthOptions.tile_size, min=8, help="Tile side in pixels."),
           seed: int = typer.Option(SynthOptions.seed, help="Seed of the tissue, stains, scanners and noise.")):
     "Write synthetic PLISM-format h5 slides (image-like tiles, for tests and benchmarks without the 225 GB)."

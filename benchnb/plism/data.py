@@ -117,7 +117,7 @@ def _check_category(category: str):
         raise ConfigError(f"unknown pair category (known: {', '.join(CATEGORIES)})", field='category', value=category)
 
 def category_mask(table: pd.DataFrame, category: str) -> pd.Series:
-    "Rows of a pairs/metrics table (with staining_* and scanner_* columns) in `category` (`pair_of`'s rule, vectorised)."
+    "Rows of a pairs/metrics table (staining_* and scanner_* columns) in `category` (`pair_of`'s rule, vectorised)."
     import pandas as pd
     _check_category(category)
     same_st, same_sc = table.staining_a == table.staining_b, table.scanner_a == table.scanner_b
@@ -376,7 +376,7 @@ def _check_tile(tile: np.ndarray, tile_shape: tuple|None, path: Path, key: str):
 
 # %% ../../nbs/30_plism.data.ipynb #e0c4a1b1
 def check_hub(repo: str, what: str, hint: str, timeout: float=3.0) -> None:
-    "`RunError` at once (no retries) naming `what`, the repo and the host when the Hugging Face hub is off or unreachable."
+    "`RunError` at once (no retries) naming `what`, repo and host when the Hugging Face hub is off or unreachable."
     from urllib.parse import urlparse
     from huggingface_hub.constants import ENDPOINT, HF_HUB_OFFLINE
     url = urlparse(ENDPOINT)

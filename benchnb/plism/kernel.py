@@ -329,7 +329,8 @@ def warmup() -> None:
     "Compile (or load from numba's cache) every PLISM kernel for the types the CPU blocks pass."
     k, g, th = _kernels(), np.zeros((2, 4), np.float32), np.zeros((2, 3), np.float32)
     for f in (k.self_serial, k.self_parallel): f(g, 0, th, np.empty((2, 3), np.int32))
-    for f in (k.cross_serial, k.cross_parallel): f(g, 0, th[:, 0].copy(), np.empty(2, np.int32), np.zeros((1, 4), np.int32))
+    for f in (k.cross_serial, k.cross_parallel):
+        f(g, 0, th[:, 0].copy(), np.empty(2, np.int32), np.zeros((1, 4), np.int32))
 
 # %% ../../nbs/32_plism.kernel.ipynb #4a0ccb48
 def _self_block_small(g: np.ndarray, r0: int, th: np.ndarray) -> np.ndarray:

@@ -170,9 +170,9 @@ def _plism_leaders(db: ResultsDB, n_tiles: str|int|None=None) -> list[Leader]:
     return out
 
 # %% ../../nbs/38_plism.leaderboard.ipynb #fe27c976
-_PLISM_SECTION = ("The leaderboard score is plismbench's: the mean of four medians over slide pairs — cosine similarity "
-                  "(all pairs) and top-10 retrieval accuracy inter-scanner, inter-staining and across both — computed "
-                  "by `benchnb.plism.evaluate`'s own functions from the per-pair rows.")
+_PLISM_SECTION = ("The leaderboard score is plismbench's: the mean of four medians over slide pairs — cosine "
+                  "similarity (all pairs) and top-10 retrieval accuracy inter-scanner, inter-staining and across both "
+                  "— computed by `benchnb.plism.evaluate`'s own functions from the per-pair rows.")
 def _readable_scatter(ax, board: pd.DataFrame) -> None:
     "Axes zoomed to the points (within 0–1), each label on the side of its point that stays inside the axes."
     for lim, v in ((ax.set_xlim, board.cosine_all), (ax.set_ylim, board.top10_all)):
@@ -184,8 +184,8 @@ def _readable_scatter(ax, board: pd.DataFrame) -> None:
         a.set_horizontalalignment('right' if right else 'left'); a.set_verticalalignment('top' if up else 'bottom')
         a.xyann = (-6 if right else 6, -6 if up else 6)
 
-_PLISM_SCATTER = ("Cosine similarity against top-10 accuracy (medians over all pairs), as in plismbench's figure: a model "
-                  "high on the x axis but low on the y axis gives similar but collapsed embeddings.")
+_PLISM_SCATTER = ("Cosine similarity against top-10 accuracy (medians over all pairs), as in plismbench's figure: a "
+                  "model high on the x axis but low on the y axis gives similar but collapsed embeddings.")
 
 def _plism_section(db: ResultsDB, out: Path, n_tiles: str|int|None=None) -> None:
     "PLISM's section of the leaderboard report: the board, the cosine/top-10 scatter, each extractor's results table."
