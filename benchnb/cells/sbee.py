@@ -36,7 +36,7 @@ def _sbee_counts(nbrs: Neighbors, lab: np.ndarray, bat: np.ndarray, B: int) -> t
 
 # %% ../../nbs/20l_cells.sbee.ipynb #facfa7ef
 def _median_distances(A: np.ndarray, B: np.ndarray, self_too: bool, block: int=2 ** 24) -> np.ndarray:
-    "Per row of `A`: the median euclidean distance to the rows of `B` (`A` is `B` and row i's own skipped if `self_too`)."
+    "Per row of `A`: median euclidean distance to the rows of `B` (`A` is `B` and row i's own skipped if `self_too`)."
     from scipy.spatial.distance import cdist
     out, step = np.empty(len(A)), max(1, block // max(len(B), 1))
     for r0 in range(0, len(A), step):                   # never more than `block` distances at once

@@ -108,7 +108,8 @@ family_named('plism').unit_kind(
     example={'dataset': 'demo', 'model': 'vit_micro_random', 'task': 'extract_evaluate',
              'options': {'pretrained': False, 'batch_size': 16, 'blocks': 2, 'demo_grid': [3, 3],
                          'demo_tile_size': 32, 'top_k': [1, 3], 'n_tiles': 'all',
-                         'stainings': ['GMH', 'KR'], 'scanners': ['S60', 'AT2']}}, tasks=['extract_evaluate', 'evaluate'],
+                         'stainings': ['GMH', 'KR'], 'scanners': ['S60', 'AT2']}},
+    tasks=['extract_evaluate', 'evaluate'],
     options=_UNIT_OPTIONS,
     path_fields=lambda u: [] if u['dataset'] == 'demo' else ['dataset'], fans_out=True,
     check=lambda u: [('task', "the demo slides need task extract_evaluate", u['task'])]
