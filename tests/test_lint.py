@@ -113,14 +113,16 @@ def test_command_functions_share_one_naming_style():
 
 
 def long_lines(root: Path = PKG, limit: int = 120) -> list[str]:
-    "`file:line (length)` for each line of the exported package longer than `limit` characters."
-    return [f"{p.relative_to(root.parent)}:{i} ({len(line)})" for p in sorted(root.rglob('*.py')) if p.name != '_modidx.py'
-            for i, line in enumerate(p.read_text().splitlines(), 1) if len(line) > limit]
+    ("`file:line (length)` for each line of the exported package longer than `limit` characters; nbdev's own "
+     "`__all__ = [` line is not counted (nbdev 2.4 wraps the names at 120 before adding the prefix).")
+    return [f"{p.relative_to(root.parent)}:{i} ({len(line)})" for p in sorted(root.rglob('*.py'))
+            if p.name != '_modidx.py' for i, line in enumerate(p.read_text().splitlines(), 1)
+            if len(line) > limit and not line.startswith('__all__ = [')]
 
 
 def test_lines_fit_in_120_columns(tmp_path):
     (tmp_path/'pkg').mkdir()
-    (tmp_path/'pkg'/'m.py').write_text('x = 1\n' + 'y = "' + 'a' * 120 + '"\n')
+    (tmp_path/'pkg'/'m.py').write_text('x = 1\n' + 'y = "' + 'a' * 120 + '"\n' + "__all__ = ['" + 'b' * 120 + "']\n")
     assert long_lines(tmp_path/'pkg') == ['pkg/m.py:2 (126)']          # the check can fail
     assert not long_lines(), "edit the notebooks' cells (an option's help may go on in aligned comment lines):\n" + \
         '\n'.join(long_lines())
