@@ -54,7 +54,7 @@ def register_replication(family: str, unit: str, cluster: str='cluster', seeds: 
 def replication(family: str) -> Replication:
     "The replication `family` registered (adapters loaded first), else plain 'unit's."
     fams = load_families()
-    return getattr(fams[family], 'replication', Replication()) if family in fams else Replication()
+    return (fams[family].replication if family in fams else None) or Replication()   # none registered: 'unit's
 
 # %% ../../nbs/48_resultsdb.compare.ipynb #e48c7929
 def _paired(base: pd.DataFrame, new: pd.DataFrame, rep: Replication, seed: int=0) -> tuple[dict, object|None]:
