@@ -30,7 +30,7 @@ class HttpOptions:
     connect_timeout: float = 10.0                         # Connect timeout (s).
     retries: int = 2                                      # Retries after the first attempt.
     backoff: float = 1.0                                  # First retry delay (s), doubled each retry, with jitter.
-    policy: Any = opt(None, cli=False, sweep=False)  # a whole retry policy, in place of the four above
+    policy: object = opt(None, cli=False, sweep=False)  # a whole retry policy, in place of the four above
 
     def __post_init__(self):
         if self.retries < 0: raise ConfigError("must be >= 0", field='--retries', value=self.retries)
@@ -78,7 +78,7 @@ class RunOptions(HttpOptions):
     config: Path|None = None              # Config directory (default: the shipped upstream benchmarks).
     stop_if_down: bool = opt(True, cli=False)          # stop when the first queries all fail
                                                        # in a way that blames the target
-    session: Any = opt(None, cli=False, sweep=False)   # the `requests.Session` to send with (default: one for the run)
+    session: object = opt(None, cli=False, sweep=False) # the `requests.Session` to send with (default: one for the run)
 
     def translator_config(self):
         "`config` loaded (it may be a `TranslatorConfig` already)."
@@ -100,7 +100,7 @@ class FetchOptions(RunOptions):
     callback_port: int = 0                # Port of the callback listener (0: any free port).
     callback_url: str|None = None         # Base URL the target should call back (default http://HOST:PORT).
     options: dict|None = opt(None, cli=False, sweep=False)   # query options as a mapping; the three above win
-    listener: Any = opt(None, cli=False, sweep=False)        # a started `CallbackListener` (default: one for the run)
+    listener: object = opt(None, cli=False, sweep=False)     # a started `CallbackListener` (default: one for the run)
 
     def sent_options(self) -> dict:
         "The TRAPI query options sent with every query (None ones left out; an unknown one raises)."
@@ -186,6 +186,6 @@ class ServerOptions:
     body_timeout: float = opt(30.0, cli=False)       # seconds to wait for each piece of a request body
     body_deadline: float = opt(60.0, cli=False)      # seconds a whole request body may take
     max_connections: int = opt(512, cli=False)       # connections served at once
-    callback_policy: Any = opt(None, cli=False)      # a `CallbackPolicy` (default: public addresses only)
-    budget: Any = opt(None, cli=False)               # a `QueryBudget` (default: `QueryBudget()`)
-    allowed_hosts: Any = opt(None, cli=False)        # Host headers answered (None: any)
+    callback_policy: object = opt(None, cli=False)      # a `CallbackPolicy` (default: public addresses only)
+    budget: object = opt(None, cli=False)               # a `QueryBudget` (default: `QueryBudget()`)
+    allowed_hosts: object = opt(None, cli=False)        # Host headers answered (None: any)
