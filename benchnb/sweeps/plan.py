@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import yaml
-from fastcore.basics import patch
 
 from ..core import ConfigError, get_logger
 from ..family import UnitKind, unit_kinds
@@ -146,23 +145,21 @@ class Unit:
     inputs: dict = field(default_factory=dict)      # field -> identity of the file/folder it names
     as_written: dict = field(default_factory=dict)  # path field -> its text in the plan (what users call it)
 
-# %% ../../nbs/41_sweeps.plan.ipynb #41a9ca56
-@patch(as_prop=True)
-def unit_id(self: Unit) -> str:
-    "16 hex digits of SHA-256 over the resolved parameters and input identities."
-    key = {k: getattr(self, k) for k in ('family', 'dataset', 'model', 'task', 'seed', 'options', 'inputs')}
-    return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    @property
+    def unit_id(self) -> str:
+        "16 hex digits of SHA-256 over the resolved parameters and input identities."
+        key = {k: getattr(self, k) for k in ('family', 'dataset', 'model', 'task', 'seed', 'options', 'inputs')}
+        return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
-# %% ../../nbs/41_sweeps.plan.ipynb #b7e8339f
-@patch
-def shown(self: Unit, f: str) -> Any:
-    "Field `f` as the plan names it: a dataset `dsB.h5ad`, not the absolute path it was resolved to."
-    return self.as_written.get(f, getattr(self, f))
+    def shown(self, f: str) -> Any:
+        "Field `f` as the plan names it: a dataset `dsB.h5ad`, not the absolute path it was resolved to."
+        return self.as_written.get(f, getattr(self, f))
 
-@patch(as_prop=True)
-def label(self: Unit) -> str:
-    parts = (self.family, self.shown('dataset'), self.shown('model'), self.task, self.seed)
-    return '/'.join(str(x) for x in parts if x is not None)
+    @property
+    def label(self) -> str:
+        "The unit's short human name, in progress lines: family/dataset/model/task/seed as the plan names them."
+        parts = (self.family, self.shown('dataset'), self.shown('model'), self.task, self.seed)
+        return '/'.join(str(x) for x in parts if x is not None)
 
 # %% ../../nbs/41_sweeps.plan.ipynb #87acba98
 def unit_record(unit: Unit) -> dict:
