@@ -197,7 +197,10 @@ class Family:
 # %% ../nbs/00e_family.ipynb #08f9ba0a
 def register_family(name: str, description: str='', cli: typer.Typer|None=None, **contract) -> Family:
     "Register the family `name` (from its `cli` module; `contract`: the other fields of `Family`)."
-    return _register(families, name, Family(name, description, cli, **contract), _caller())
+    fam, old = Family(name, description, cli, **contract), families._entries.get(name)
+    if old is not None and fam.replication is None:   # set by its adapters, which a re-run cli module does not re-import
+        fam.replication = old.obj.replication
+    return _register(families, name, fam, _caller())
 
 # %% ../nbs/00e_family.ipynb #8df9a0e8
 def family_named(name: str) -> Family:
