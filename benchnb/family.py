@@ -198,7 +198,7 @@ class Family:
 def register_family(name: str, description: str='', cli: typer.Typer|None=None, **contract) -> Family:
     "Register the family `name` (from its `cli` module; `contract`: the other fields of `Family`)."
     fam, old = Family(name, description, cli, **contract), families._entries.get(name)
-    if old is not None and fam.replication is None:   # set by its adapters, which a re-run cli module does not re-import
+    if old is not None and fam.replication is None:   # its adapters set it; a re-run cli module does not re-import them
         fam.replication = old.obj.replication
     return _register(families, name, fam, _caller())
 

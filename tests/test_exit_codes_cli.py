@@ -145,7 +145,7 @@ def test_ctrl_c_stops_plism_evaluate(tmp_path):
     import numpy as np
     from benchnb.plism.data import features_path, slide_id, write_features
     ids = [slide_id(st, sc) for st in ('GM', 'GV', 'KR', 'MY') for sc in ('P', 'SQ')]   # 28 pairs
-    rng, n = np.random.default_rng(0), 3000
+    rng, n = np.random.default_rng(0), 8000          # ~0.1 s a pair: the Ctrl-C lands well before the 28th
     coords = np.array([[16, i, 0] for i in range(n)], np.float32)
     for s in ids: write_features(features_path(tmp_path/'f', 'toy', s), coords, rng.normal(size=(n, 32)).astype(np.float32))
     p = popen('plism', 'evaluate', '--extractor', 'toy', '--features-dir', tmp_path/'f', '--metrics-dir', tmp_path/'m', '--n-tiles', 'all', '--workers', '2')
